@@ -1,2 +1,9 @@
+pub mod board;
+pub mod fen;
 pub mod format;
+pub mod index;
+pub mod material;
+pub mod movegen;
+pub mod position;
+pub mod rules;
 pub mod table;

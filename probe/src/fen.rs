@@ -1,0 +1,234 @@
+//! PDN FEN: `<side>:W<white pieces>:B<black pieces>` (variants.md, "Board, squares,
+//! notation"). Pieces are square numbers separated by commas, kings prefixed with `K`,
+//! ranges `a-b` allowed, either list may be empty (`W:W18:B`).
+
+use crate::position::{Position, PositionError};
+use crate::rules::{Color, Rules};
+
+/// Why a string is not a PDN FEN position of the variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FenError {
+    #[error("empty FEN")]
+    Empty,
+    #[error("side to move must be W or B, found {0:?}")]
+    BadSideToMove(String),
+    #[error("expected `side:Wpieces:Bpieces` (three fields separated by ':'), found {0} fields")]
+    FieldCount(usize),
+    #[error("piece list {0:?} must start with W or B")]
+    BadColorField(String),
+    #[error("the {0} piece list appears twice")]
+    DuplicateColor(char),
+    #[error("{0:?} is not a square number")]
+    BadSquare(String),
+    #[error("square {square} is outside 1..={max}")]
+    SquareOutOfRange { square: u32, max: u32 },
+    #[error("square {0} is listed twice")]
+    DuplicateSquare(u32),
+    #[error("range {0:?} is not ascending")]
+    BadRange(String),
+    #[error(transparent)]
+    Position(#[from] PositionError),
+}
+
+fn parse_square(text: &str, max: u32) -> Result<u32, FenError> {
+    let t = text.trim();
+    if t.is_empty() || t.len() > 4 || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(FenError::BadSquare(t.to_string()));
+    }
+    let n: u32 = t.parse().map_err(|_| FenError::BadSquare(t.to_string()))?;
+    if n == 0 || n > max {
+        return Err(FenError::SquareOutOfRange { square: n, max });
+    }
+    Ok(n)
+}
+
+/// Parse one colour's piece list (without the leading `W`/`B`) into (pieces, kings).
+fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenError> {
+    let mut pieces = 0u64;
+    let mut kings = 0u64;
+    for item in list.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            if list.trim().is_empty() {
+                continue;
+            }
+            return Err(FenError::BadSquare(String::new()));
+        }
+        let (king, rest) = match item.strip_prefix(['K', 'k']) {
+            Some(r) => (true, r),
+            None => (false, item),
+        };
+        let (lo, hi) = match rest.split_once('-') {
+            Some((a, b)) => {
+                let lo = parse_square(a, max)?;
+                let hi = parse_square(b, max)?;
+                if lo > hi {
+                    return Err(FenError::BadRange(item.to_string()));
+                }
+                (lo, hi)
+            }
+            None => {
+                let s = parse_square(rest, max)?;
+                (s, s)
+            }
+        };
+        for n in lo..=hi {
+            let bit = 1u64 << (n - 1);
+            if *seen & bit != 0 {
+                return Err(FenError::DuplicateSquare(n));
+            }
+            *seen |= bit;
+            pieces |= bit;
+            if king {
+                kings |= bit;
+            }
+        }
+    }
+    Ok((pieces, kings))
+}
+
+/// Parse a PDN FEN string for `rules`. Surrounding whitespace, double quotes and a trailing
+/// `.` are ignored.
+///
+/// # Errors
+/// [`FenError`] for malformed text; [`FenError::Position`] when the pieces do not form a legal
+/// position (a man on its crowning row, too many pieces, ...).
+pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
+    let t = text.trim().trim_matches('"').trim().trim_end_matches('.');
+    if t.is_empty() {
+        return Err(FenError::Empty);
+    }
+    let fields: Vec<&str> = t.split(':').collect();
+    // A colour with no pieces may be written `:B` or left out (`W:W28`).
+    if !(2..=3).contains(&fields.len()) {
+        return Err(FenError::FieldCount(fields.len()));
+    }
+    let side = match fields[0].trim() {
+        "W" | "w" => Color::White,
+        "B" | "b" => Color::Black,
+        other => return Err(FenError::BadSideToMove(other.to_string())),
+    };
+    let max = rules.geometry().squares as u32;
+    let mut seen = 0u64;
+    let mut white = None;
+    let mut black = None;
+    for f in &fields[1..] {
+        let f = f.trim();
+        let (slot, letter) = match f.chars().next() {
+            Some('W') | Some('w') => (&mut white, 'W'),
+            Some('B') | Some('b') => (&mut black, 'B'),
+            _ => return Err(FenError::BadColorField(f.to_string())),
+        };
+        if slot.is_some() {
+            return Err(FenError::DuplicateColor(letter));
+        }
+        *slot = Some(parse_pieces(&f[1..], max, &mut seen)?);
+    }
+    let (w, wk) = white.unwrap_or((0, 0));
+    let (b, bk) = black.unwrap_or((0, 0));
+    Ok(Position::new(rules, w, b, wk | bk, side)?)
+}
+
+/// Write a position as PDN FEN, pieces in ascending square order, kings marked `K`, no
+/// ranges: `W:W5,K26:B8`.
+pub fn write(pos: &Position) -> String {
+    let mut s = String::new();
+    s.push(pos.side_to_move().letter());
+    for c in [Color::White, Color::Black] {
+        s.push(':');
+        s.push(c.letter());
+        let mut bb = pos.pieces(c);
+        let mut first = true;
+        while bb != 0 {
+            let sq = bb.trailing_zeros();
+            bb &= bb - 1;
+            if !first {
+                s.push(',');
+            }
+            first = false;
+            if pos.kings() & (1u64 << sq) != 0 {
+                s.push('K');
+            }
+            s.push_str(&(sq + 1).to_string());
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const E: Rules = Rules::ENGLISH;
+
+    #[test]
+    fn parses_start_positions_with_ranges() {
+        let p = parse("B:W21-32:B1-12", &E).unwrap();
+        assert_eq!(p, Position::start(&E));
+        let i = Rules::INTERNATIONAL;
+        assert_eq!(parse("W:W31-50:B1-20", &i).unwrap(), Position::start(&i));
+    }
+
+    #[test]
+    fn round_trips_kings_and_empty_sides() {
+        for f in ["W:W5,K26:B8", "B:WK32:B19,K26", "W:W18:B", "B:W:BK1"] {
+            let p = parse(f, &E).unwrap();
+            assert_eq!(write(&p), f);
+        }
+        let p = parse(" \"W:WK2,K16,K23:B17.\" ", &E).unwrap();
+        assert_eq!(write(&p), "W:WK2,K16,K23:B17");
+        // colour lists in either order
+        assert_eq!(
+            parse("W:B8:W5", &E).unwrap(),
+            parse("W:W5:B8", &E).unwrap()
+        );
+    }
+
+    #[test]
+    fn rejects_each_kind_of_bad_fen() {
+        assert_eq!(parse("", &E), Err(FenError::Empty));
+        assert_eq!(
+            parse("X:W1:B2", &E),
+            Err(FenError::BadSideToMove("X".into()))
+        );
+        assert_eq!(parse("W", &E), Err(FenError::FieldCount(1)));
+        assert_eq!(parse("W:W5:B6:B7", &E), Err(FenError::FieldCount(4)));
+        assert_eq!(parse("W:W5", &E).unwrap(), parse("W:W5:B", &E).unwrap());
+        assert_eq!(parse("W:W5:X6", &E), Err(FenError::BadColorField("X6".into())));
+        assert_eq!(parse("W:W5:W6", &E), Err(FenError::DuplicateColor('W')));
+        assert_eq!(parse("W:Wx:B6", &E), Err(FenError::BadSquare("x".into())));
+        assert_eq!(
+            parse("W:W33:B6", &E),
+            Err(FenError::SquareOutOfRange { square: 33, max: 32 })
+        );
+        assert_eq!(
+            parse("W:W0:B6", &E),
+            Err(FenError::SquareOutOfRange { square: 0, max: 32 })
+        );
+        assert_eq!(parse("W:W6:B6", &E), Err(FenError::DuplicateSquare(6)));
+        assert_eq!(parse("W:W9-7:B1", &E), Err(FenError::BadRange("9-7".into())));
+        assert_eq!(parse("W:W5,,6:B1", &E), Err(FenError::BadSquare(String::new())));
+        assert_eq!(
+            parse("W:W3:B10", &E),
+            Err(FenError::Position(PositionError::ManOnCrowningRow {
+                color: "White",
+                square: 3
+            }))
+        );
+        assert_eq!(
+            parse("W:W10:B30", &E),
+            Err(FenError::Position(PositionError::ManOnCrowningRow {
+                color: "Black",
+                square: 30
+            }))
+        );
+        assert!(matches!(
+            parse("W:W5-17:B1", &E),
+            Err(FenError::Position(PositionError::TooManyPieces { count: 13, .. }))
+        ));
+        assert_eq!(
+            parse("W:W99999999999:B1", &E),
+            Err(FenError::BadSquare("99999999999".into()))
+        );
+    }
+}

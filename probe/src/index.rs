@@ -1,0 +1,277 @@
+//! The index: a dense bijection between the positions of one slice and `0..size` (design
+//! decision 4). The side to move is not part of the index; a table stores one value array per
+//! side.
+//!
+//! Layout, most significant part first:
+//! 1. White men, split by `j`, the number of them on White's home row (row N-1, where Black
+//!    men never stand); within `j`, the home-row men and then the others, each as a subset
+//!    rank (combinatorial number system).
+//! 2. Black men: a subset of the squares a black man may use (all but row N-1) that white men
+//!    do not occupy.
+//! 3. White kings: a subset of the squares no man occupies.
+//! 4. Black kings: a subset of the squares no man and no white king occupies.
+//!
+//! A subset `{p_1 < ... < p_k}` of `0..n` has rank `sum C(p_i, i)` (colex order), and the
+//! squares of parts 2-4 are first compressed to their rank among the free squares. The
+//! number of positions per slice is therefore the exact number of legal placements, and
+//! summed over slices it equals the published counts (`../shared/data/position-counts.tsv`).
+
+use crate::board::Geometry;
+use crate::material::Material;
+use crate::position::Position;
+use crate::rules::Color;
+
+/// `BINOM[n][k]` = C(n, k) for n, k <= 64 (0 where k > n).
+pub static BINOM: [[u64; 65]; 65] = build_binom();
+
+const fn build_binom() -> [[u64; 65]; 65] {
+    let mut t = [[0u64; 65]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            // C(64, 32) < 2^64; saturate the (unused) larger ones would not occur.
+            t[n][k] = t[n - 1][k - 1].wrapping_add(if k <= n - 1 { t[n - 1][k] } else { 0 });
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+#[inline(always)]
+fn binom(n: u32, k: u32) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOM[n as usize][k as usize]
+    }
+}
+
+/// Rank of the set bits of `bb`, each first compressed to its rank among the bits of `free`.
+#[inline(always)]
+fn rank_in(bb: u64, free: u64) -> u64 {
+    let mut r = 0u64;
+    let mut i = 1u32;
+    let mut b = bb;
+    while b != 0 {
+        let low = b & b.wrapping_neg();
+        let p = (free & (low - 1)).count_ones();
+        r += binom(p, i);
+        i += 1;
+        b ^= low;
+    }
+    r
+}
+
+/// The subset of size `k` of `0..` with rank `r`, as positions, then mapped to the `p`-th set
+/// bit of `free`.
+#[inline]
+fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
+    let mut out = 0u64;
+    let mut i = k;
+    let n = free.count_ones();
+    let mut hi = n; // positions are < hi
+    while i > 0 {
+        // largest p < hi with C(p, i) <= r
+        let mut p = hi - 1;
+        while binom(p, i) > r {
+            p -= 1;
+        }
+        r -= binom(p, i);
+        out |= select(free, p);
+        hi = p;
+        i -= 1;
+    }
+    out
+}
+
+/// The bit of the `n`-th (0-based) set bit of `x`.
+#[inline]
+fn select(mut x: u64, n: u32) -> u64 {
+    for _ in 0..n {
+        x &= x - 1;
+    }
+    x & x.wrapping_neg()
+}
+
+/// Indexer for one slice on one board. Cheap to build (no tables).
+#[derive(Clone, Debug)]
+pub struct SliceIndex {
+    material: Material,
+    g: &'static Geometry,
+    /// Squares of White's home row (where black men never stand).
+    home: u64,
+    /// Squares both colours' men may use (rows 1..N-2).
+    middle: u64,
+    /// Squares black men may use.
+    black_men_ok: u64,
+    /// For each j: the index of the first position with j white men on the home row.
+    j_offset: [u64; 11],
+    /// Number of white-king-and-black-king placements per men placement.
+    king_block: u64,
+    free_after_men: u32,
+    size: u64,
+}
+
+impl SliceIndex {
+    /// The indexer of slice `material` on board `g`.
+    pub fn new(material: Material, g: &'static Geometry) -> SliceIndex {
+        let half = g.half() as u32;
+        let s = g.squares as u32;
+        let home = g.bottom_row;
+        let middle = g.all & !g.top_row & !g.bottom_row;
+        let black_men_ok = g.all & !g.bottom_row;
+        let wm = material.white_men as u32;
+        let bm = material.black_men as u32;
+        let wk = material.white_kings as u32;
+        let bk = material.black_kings as u32;
+        let mid_n = s - 2 * half;
+        let free_after_men = s.saturating_sub(wm + bm);
+        let king_block = binom(free_after_men, wk) * binom(free_after_men.saturating_sub(wk), bk);
+        let mut j_offset = [0u64; 11];
+        let mut acc = 0u64;
+        for j in 0..=half.min(wm) {
+            j_offset[j as usize] = acc;
+            let mid = wm - j;
+            let black = binom(s - half - mid, bm);
+            acc += binom(half, j) * binom(mid_n, mid) * black * king_block;
+        }
+        for j in (half.min(wm) + 1)..11 {
+            j_offset[j as usize] = acc;
+        }
+        SliceIndex {
+            material,
+            g,
+            home,
+            middle,
+            black_men_ok,
+            j_offset,
+            king_block,
+            free_after_men,
+            size: acc,
+        }
+    }
+
+    /// Number of positions (placements) in the slice.
+    #[inline]
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The slice this indexer serves.
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// The index of `pos`, which must belong to this slice (its material must equal
+    /// [`SliceIndex::material`]); the side to move is ignored.
+    #[inline]
+    pub fn index(&self, pos: &Position) -> u64 {
+        let kings = pos.kings();
+        let wmen = pos.white() & !kings;
+        let bmen = pos.black() & !kings;
+        let wk = pos.white() & kings;
+        let bk = pos.black() & kings;
+        let m = &self.material;
+        let s = self.g.squares as u32;
+        let half = self.g.half() as u32;
+
+        let home_men = wmen & self.home;
+        let mid_men = wmen & self.middle;
+        let j = home_men.count_ones();
+        let mid = m.white_men as u32 - j;
+        let mid_n = s - 2 * half;
+        let home_rank = rank_in(home_men, self.home);
+        let mid_rank = rank_in(mid_men, self.middle);
+        let black_n = binom(s - half - mid, m.black_men as u32);
+        let black_rank = rank_in(bmen, self.black_men_ok & !wmen);
+        let men_idx = (home_rank * binom(mid_n, mid) + mid_rank) * black_n + black_rank;
+
+        let empty = self.g.all & !(wmen | bmen);
+        let wk_rank = rank_in(wk, empty);
+        let bk_rank = rank_in(bk, empty & !wk);
+        let bk_n = binom(
+            self.free_after_men - m.white_kings as u32,
+            m.black_kings as u32,
+        );
+        self.j_offset[j as usize] + men_idx * self.king_block + wk_rank * bk_n + bk_rank
+    }
+
+    /// The position with index `idx` (< [`SliceIndex::size`]) and side to move `side`.
+    pub fn unindex(&self, idx: u64, side: Color) -> Position {
+        debug_assert!(idx < self.size);
+        let m = &self.material;
+        let s = self.g.squares as u32;
+        let half = self.g.half() as u32;
+        let mid_n = s - 2 * half;
+        let mut j = 0u32;
+        while j < half.min(m.white_men as u32) && self.j_offset[j as usize + 1] <= idx {
+            j += 1;
+        }
+        let rest = idx - self.j_offset[j as usize];
+        let men_idx = rest / self.king_block;
+        let king_idx = rest % self.king_block;
+        let mid = m.white_men as u32 - j;
+        let black_n = binom(s - half - mid, m.black_men as u32);
+        let black_rank = men_idx % black_n;
+        let white_idx = men_idx / black_n;
+        let mid_count = binom(mid_n, mid);
+        let home_men = unrank_in(white_idx / mid_count, j, self.home);
+        let mid_men = unrank_in(white_idx % mid_count, mid, self.middle);
+        let wmen = home_men | mid_men;
+        let bmen = unrank_in(black_rank, m.black_men as u32, self.black_men_ok & !wmen);
+        let bk_n = binom(
+            self.free_after_men - m.white_kings as u32,
+            m.black_kings as u32,
+        );
+        let empty = self.g.all & !(wmen | bmen);
+        let wk = unrank_in(king_idx / bk_n, m.white_kings as u32, empty);
+        let bk = unrank_in(king_idx % bk_n, m.black_kings as u32, empty & !wk);
+        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{GEOMETRY_10, GEOMETRY_8};
+
+    #[test]
+    fn binomials() {
+        assert_eq!(binom(32, 2), 496);
+        assert_eq!(binom(64, 32), 1_832_624_140_942_590_534);
+        assert_eq!(binom(3, 5), 0);
+    }
+
+    #[test]
+    fn king_slices_match_published_counts() {
+        // ../shared/data/endgame-facts.tsv: C(32,a)*C(32-a,b) kings-only placements.
+        let g = &GEOMETRY_8;
+        assert_eq!(SliceIndex::new(Material::new(0, 1, 0, 1), g).size(), 992);
+        assert_eq!(SliceIndex::new(Material::new(0, 3, 0, 2), g).size(), 2_013_760);
+        assert_eq!(SliceIndex::new(Material::new(0, 5, 0, 5), g).size(), 16_257_084_480);
+    }
+
+    #[test]
+    fn round_trip_small_slices_exhaustively() {
+        for g in [&GEOMETRY_8, &GEOMETRY_10] {
+            for m in Material::solve_order(3, 12) {
+                for mat in [m, m.mirror()] {
+                    let ix = SliceIndex::new(mat, g);
+                    let mut seen = std::collections::HashSet::new();
+                    for i in 0..ix.size() {
+                        let p = ix.unindex(i, Color::White);
+                        assert_eq!(p.material(), mat);
+                        assert_eq!(ix.index(&p), i, "{mat} {i}");
+                        assert!(seen.insert((p.white(), p.black(), p.kings())));
+                        let men = p.occupied() & !p.kings();
+                        assert_eq!(p.white() & men & g.top_row, 0);
+                        assert_eq!(p.black() & men & g.bottom_row, 0);
+                    }
+                }
+            }
+        }
+    }
+}

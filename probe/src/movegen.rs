@@ -1,0 +1,527 @@
+//! Legal move generation, written once against the fields of [`Rules`].
+//!
+//! Captures are found by a depth-first search over jump sequences from each piece; the
+//! precedence rule then keeps the sequences it allows, and with compulsory capture quiet
+//! moves are generated only when no capture exists.
+
+use crate::board::{Dir, Geometry, NONE};
+use crate::position::Position;
+use crate::rules::{Color, KingLanding, KingRange, MidCapturePromotion, Precedence, Removal, Rules};
+
+/// Most jumps one move can hold (no board here allows more captures in one sequence).
+pub const MAX_JUMPS: usize = 24;
+
+/// A move: a quiet step or slide, or a capture sequence. Squares are internal (0-based);
+/// [`Move::to_pdn`] writes PDN numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Move {
+    /// Square the moving piece leaves.
+    pub from: u8,
+    /// Square where it ends.
+    pub to: u8,
+    /// Bitboard of the pieces taken (0 for a quiet move).
+    pub captured: u64,
+    /// Whether the moving man is crowned by this move.
+    pub crowned: bool,
+    jumps: u8,
+    /// Landing square of each jump; `path[jumps-1] == to`.
+    path: [u8; MAX_JUMPS],
+    /// Square of the piece taken by each jump, in order.
+    taken: [u8; MAX_JUMPS],
+}
+
+impl Move {
+    fn quiet(from: u8, to: u8, crowned: bool) -> Move {
+        Move {
+            from,
+            to,
+            captured: 0,
+            crowned,
+            jumps: 0,
+            path: [0; MAX_JUMPS],
+            taken: [0; MAX_JUMPS],
+        }
+    }
+
+    /// Whether this move captures.
+    #[inline]
+    pub fn is_capture(&self) -> bool {
+        self.jumps > 0
+    }
+
+    /// Landing squares of the jumps, in order (empty for a quiet move).
+    pub fn path(&self) -> &[u8] {
+        &self.path[..self.jumps as usize]
+    }
+
+    /// Squares of the captured pieces in the order they were jumped.
+    pub fn taken(&self) -> &[u8] {
+        &self.taken[..self.jumps as usize]
+    }
+
+    /// PDN: `a-b` for a quiet move, `axb` for a capture, or with `full` the whole path
+    /// `axcxb`. Square numbers are 1-based.
+    pub fn to_pdn(&self, full: bool) -> String {
+        if !self.is_capture() {
+            return format!("{}-{}", self.from + 1, self.to + 1);
+        }
+        let mut s = (self.from + 1).to_string();
+        if full {
+            for &p in self.path() {
+                s.push('x');
+                s.push_str(&(p + 1).to_string());
+            }
+        } else {
+            s.push('x');
+            s.push_str(&(self.to + 1).to_string());
+        }
+        s
+    }
+
+    /// The position after this move is played in `pos` (the move must be legal there).
+    pub fn apply(&self, pos: &Position) -> Position {
+        let from = 1u64 << self.from;
+        let to = 1u64 << self.to;
+        let side = pos.side_to_move();
+        let own = (pos.pieces(side) & !from) | to;
+        let opp = pos.pieces(side.opponent()) & !self.captured;
+        let mut kings = pos.kings() & !self.captured;
+        if kings & from != 0 {
+            kings = (kings & !from) | to;
+        } else if self.crowned {
+            kings |= to;
+        }
+        let (w, b) = match side {
+            Color::White => (own, opp),
+            Color::Black => (opp, own),
+        };
+        Position::from_parts(w, b, kings, side.opponent())
+    }
+}
+
+/// How perft and move lists treat capture sequences that take the same pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// Moves with the same start, end and set of captured pieces are one move (they lead to
+    /// the same position). This is the list of legal moves.
+    Unique,
+    /// Sequences that take the same pieces in a different order are separate; a flying king's
+    /// choice of intermediate landing squares with the same order of captures is not.
+    Paths,
+}
+
+struct Gen<'a> {
+    rules: &'a Rules,
+    g: &'static Geometry,
+    side: Color,
+    opp: u64,
+    kings: u64,
+    /// Occupied squares with the moving piece lifted off its starting square.
+    occupied: u64,
+    from: u8,
+    path: [u8; MAX_JUMPS],
+    taken: [u8; MAX_JUMPS],
+    out: &'a mut Vec<Move>,
+}
+
+#[inline]
+fn forward(side: Color) -> [Dir; 2] {
+    match side {
+        Color::White => [Dir::UpLeft, Dir::UpRight],
+        Color::Black => [Dir::DownLeft, Dir::DownRight],
+    }
+}
+
+impl Gen<'_> {
+    #[inline]
+    fn crowning_row(&self) -> u64 {
+        match self.side {
+            Color::White => self.g.top_row,
+            Color::Black => self.g.bottom_row,
+        }
+    }
+
+    #[inline]
+    fn occupied_now(&self, captured: u64) -> u64 {
+        match self.rules.removal {
+            Removal::AtEnd => self.occupied,
+            Removal::Immediate => self.occupied & !captured,
+        }
+    }
+
+    #[inline]
+    fn may_jump(&self, sq: u8, king: bool, captured: u64) -> bool {
+        let bit = 1u64 << sq;
+        self.opp & bit != 0
+            && captured & bit == 0
+            && (king || self.rules.men_capture_kings || self.kings & bit == 0)
+    }
+
+    #[inline]
+    fn dir_allowed(&self, d: Dir, king: bool) -> bool {
+        king || self.rules.men_capture_backward || forward(self.side).contains(&d)
+    }
+
+    /// The landing squares of the jumps available from `cur` in direction `d`, with the
+    /// square jumped; bitboard of landings (0 if none).
+    #[inline]
+    fn jump_in(&self, cur: u8, d: Dir, king: bool, captured: u64) -> (u8, u64) {
+        let occ = self.occupied_now(captured);
+        let flying = king && self.rules.kings == KingRange::Flying;
+        let mut sq = self.g.step(cur, d);
+        if flying {
+            while sq != NONE && occ & (1u64 << sq) == 0 {
+                sq = self.g.step(sq, d);
+            }
+        }
+        if sq == NONE || !self.may_jump(sq, king, captured) {
+            return (NONE, 0);
+        }
+        let over = sq;
+        let mut lands = 0u64;
+        let mut l = self.g.step(over, d);
+        while l != NONE && occ & (1u64 << l) == 0 {
+            lands |= 1u64 << l;
+            if !flying {
+                break;
+            }
+            l = self.g.step(l, d);
+        }
+        (over, lands)
+    }
+
+    fn can_capture(&self, cur: u8, king: bool, captured: u64) -> bool {
+        Dir::ALL
+            .iter()
+            .any(|&d| self.dir_allowed(d, king) && self.jump_in(cur, d, king, captured).1 != 0)
+    }
+
+    fn search(&mut self, cur: u8, king: bool, crowned: bool, captured: u64, depth: usize) {
+        let mut found = false;
+        if depth < MAX_JUMPS {
+            for d in Dir::ALL {
+                if !self.dir_allowed(d, king) {
+                    continue;
+                }
+                let (over, mut lands) = self.jump_in(cur, d, king, captured);
+                if lands == 0 {
+                    continue;
+                }
+                found = true;
+                let cap = captured | (1u64 << over);
+                if king
+                    && self.rules.kings == KingRange::Flying
+                    && self.rules.king_landing == KingLanding::MustContinue
+                    && lands.count_ones() > 1
+                {
+                    let mut cont = 0u64;
+                    let mut l = lands;
+                    while l != 0 {
+                        let sq = l.trailing_zeros() as u8;
+                        l &= l - 1;
+                        if self.can_capture(sq, true, cap) {
+                            cont |= 1u64 << sq;
+                        }
+                    }
+                    if cont != 0 {
+                        lands = cont;
+                    }
+                }
+                self.taken[depth] = over;
+                while lands != 0 {
+                    let land = lands.trailing_zeros() as u8;
+                    lands &= lands - 1;
+                    self.path[depth] = land;
+                    let reaches_row = !king && self.crowning_row() & (1u64 << land) != 0;
+                    if reaches_row {
+                        match self.rules.mid_capture_promotion {
+                            MidCapturePromotion::CrownAndStop => {
+                                self.record(land, true, cap, depth + 1)
+                            }
+                            MidCapturePromotion::CrownAndContinue => {
+                                self.search(land, true, true, cap, depth + 1)
+                            }
+                            MidCapturePromotion::ContinueAsMan => {
+                                self.search(land, false, false, cap, depth + 1)
+                            }
+                        }
+                    } else {
+                        self.search(land, king, crowned, cap, depth + 1);
+                    }
+                }
+            }
+        }
+        if !found && depth > 0 {
+            let ends_on_row = self.crowning_row() & (1u64 << cur) != 0;
+            let was_man = self.kings & (1u64 << self.from) == 0;
+            self.record(cur, crowned || (was_man && ends_on_row), captured, depth);
+        }
+    }
+
+    fn record(&mut self, to: u8, crowned: bool, captured: u64, jumps: usize) {
+        let mut m = Move::quiet(self.from, to, crowned);
+        m.captured = captured;
+        m.jumps = jumps as u8;
+        m.path[..jumps].copy_from_slice(&self.path[..jumps]);
+        m.taken[..jumps].copy_from_slice(&self.taken[..jumps]);
+        self.out.push(m);
+    }
+}
+
+fn precedence_key(rules: &Rules, kings: u64, m: &Move) -> (u32, u32, u32, u64) {
+    let n = m.captured.count_ones();
+    match rules.precedence {
+        Precedence::Free => (0, 0, 0, 0),
+        Precedence::MostPieces => (n, 0, 0, 0),
+        Precedence::MostPiecesThenKings => (n, (m.captured & kings).count_ones(), 0, 0),
+        Precedence::KingFirst => ((kings >> m.from) as u32 & 1, 0, 0, 0),
+        Precedence::Italian => {
+            let by_king = (kings >> m.from) as u32 & 1;
+            let nk = (m.captured & kings).count_ones();
+            // Earlier kings are better: a bit per step, set where a king was taken, the first
+            // step most significant.
+            let mut order = 0u64;
+            for (i, &t) in m.taken().iter().enumerate() {
+                if kings & (1u64 << t) != 0 {
+                    order |= 1u64 << (63 - i);
+                }
+            }
+            (n, by_king, nk, order)
+        }
+    }
+}
+
+/// All captures available to the side to move (after the precedence rule), appended to `out`.
+fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
+    let side = pos.side_to_move();
+    let own = pos.pieces(side);
+    let start = out.len();
+    let mut bb = own;
+    let mut gen = Gen {
+        rules,
+        g: rules.geometry(),
+        side,
+        opp: pos.pieces(side.opponent()),
+        kings: pos.kings(),
+        occupied: 0,
+        from: 0,
+        path: [0; MAX_JUMPS],
+        taken: [0; MAX_JUMPS],
+        out,
+    };
+    while bb != 0 {
+        let sq = bb.trailing_zeros() as u8;
+        bb &= bb - 1;
+        gen.from = sq;
+        gen.occupied = pos.occupied() & !(1u64 << sq);
+        let king = pos.kings() & (1u64 << sq) != 0;
+        gen.search(sq, king, false, 0, 0);
+    }
+    if rules.precedence != Precedence::Free && out.len() > start + 1 {
+        let kings = pos.kings();
+        let best = out[start..]
+            .iter()
+            .map(|m| precedence_key(rules, kings, m))
+            .max()
+            .unwrap_or_default();
+        let mut i = start;
+        while i < out.len() {
+            if precedence_key(rules, kings, &out[i]) == best {
+                i += 1;
+            } else {
+                out.swap_remove(i);
+            }
+        }
+    }
+}
+
+/// Whether the side to move has a capture.
+pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
+    let side = pos.side_to_move();
+    let g = rules.geometry();
+    let mut gen_out = Vec::new();
+    let gen = Gen {
+        rules,
+        g,
+        side,
+        opp: pos.pieces(side.opponent()),
+        kings: pos.kings(),
+        occupied: 0,
+        from: 0,
+        path: [0; MAX_JUMPS],
+        taken: [0; MAX_JUMPS],
+        out: &mut gen_out,
+    };
+    let mut bb = pos.pieces(side);
+    let mut g2 = gen;
+    while bb != 0 {
+        let sq = bb.trailing_zeros() as u8;
+        bb &= bb - 1;
+        g2.occupied = pos.occupied() & !(1u64 << sq);
+        let king = pos.kings() & (1u64 << sq) != 0;
+        if g2.can_capture(sq, king, 0) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Quiet (non-capturing) moves of the side to move, appended to `out`.
+pub fn quiet_moves(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
+    let g = rules.geometry();
+    let side = pos.side_to_move();
+    let occ = pos.occupied();
+    let row = match side {
+        Color::White => g.top_row,
+        Color::Black => g.bottom_row,
+    };
+    let own = pos.pieces(side);
+    let mut men = own & !pos.kings();
+    while men != 0 {
+        let sq = men.trailing_zeros() as u8;
+        men &= men - 1;
+        for d in forward(side) {
+            let t = g.step(sq, d);
+            if t != NONE && occ & (1u64 << t) == 0 {
+                out.push(Move::quiet(sq, t, row & (1u64 << t) != 0));
+            }
+        }
+    }
+    let mut kings = own & pos.kings();
+    while kings != 0 {
+        let sq = kings.trailing_zeros() as u8;
+        kings &= kings - 1;
+        for d in Dir::ALL {
+            let mut t = g.step(sq, d);
+            while t != NONE && occ & (1u64 << t) == 0 {
+                out.push(Move::quiet(sq, t, false));
+                if rules.kings == KingRange::Short {
+                    break;
+                }
+                t = g.step(t, d);
+            }
+        }
+    }
+}
+
+/// The legal moves of `pos` under `rules`, appended to `out` (cleared first).
+pub fn legal_moves(rules: &Rules, pos: &Position, counting: Counting, out: &mut Vec<Move>) {
+    out.clear();
+    captures(rules, pos, out);
+    match counting {
+        Counting::Unique => dedup_by(out, |a, b| {
+            a.from == b.from && a.to == b.to && a.captured == b.captured
+        }),
+        Counting::Paths => dedup_by(out, |a, b| {
+            a.from == b.from && a.to == b.to && a.taken() == b.taken()
+        }),
+    }
+    if out.is_empty() || !rules.capture_compulsory {
+        quiet_moves(rules, pos, out);
+    }
+}
+
+fn dedup_by(v: &mut Vec<Move>, same: impl Fn(&Move, &Move) -> bool) {
+    if v.len() < 2 {
+        return;
+    }
+    let mut i = 1;
+    while i < v.len() {
+        if v[..i].iter().any(|m| same(m, &v[i])) {
+            v.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// Perft: the number of leaf nodes of the legal-move tree of depth `depth`.
+pub fn perft(rules: &Rules, pos: &Position, depth: u32, counting: Counting) -> u64 {
+    let mut stack: Vec<Vec<Move>> = (0..=depth).map(|_| Vec::with_capacity(32)).collect();
+    perft_rec(rules, pos, depth, counting, &mut stack)
+}
+
+fn perft_rec(
+    rules: &Rules,
+    pos: &Position,
+    depth: u32,
+    counting: Counting,
+    stack: &mut [Vec<Move>],
+) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let (moves, rest) = stack.split_first_mut().expect("stack has depth + 1 levels");
+    legal_moves(rules, pos, counting, moves);
+    if depth == 1 {
+        return moves.len() as u64;
+    }
+    let mut n = 0;
+    for m in moves.iter() {
+        n += perft_rec(rules, &m.apply(pos), depth - 1, counting, rest);
+    }
+    n
+}
+
+/// Why a move text does not name exactly one legal move.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error("{0:?} is not PDN move notation (a-b, axb or axcxb)")]
+    Syntax(String),
+    #[error("{0} is not a legal move here")]
+    Illegal(String),
+    #[error("{0} is ambiguous here: give the full path ({1})")]
+    Ambiguous(String, String),
+}
+
+/// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`).
+///
+/// # Errors
+/// [`MoveError`] if the text is malformed, names no legal move, or names several.
+pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, MoveError> {
+    let t = text.trim();
+    let capture = t.contains(['x', 'X', ':']);
+    let parts: Vec<&str> = t.split(['x', 'X', ':', '-']).collect();
+    let max = rules.geometry().squares as u32;
+    let mut squares = Vec::with_capacity(parts.len());
+    for p in &parts {
+        match p.trim().parse::<u32>() {
+            Ok(n) if (1..=max).contains(&n) && p.len() <= 3 => squares.push((n - 1) as u8),
+            _ => return Err(MoveError::Syntax(t.to_string())),
+        }
+    }
+    if squares.len() < 2 || (!capture && squares.len() != 2) {
+        return Err(MoveError::Syntax(t.to_string()));
+    }
+    let mut moves = Vec::new();
+    legal_moves(rules, pos, Counting::Unique, &mut moves);
+    let from = squares[0];
+    let to = *squares.last().expect("at least two squares");
+    let matching: Vec<&Move> = moves
+        .iter()
+        .filter(|m| m.from == from && m.to == to && m.is_capture() == capture)
+        .filter(|m| squares.len() == 2 || m.path() == &squares[1..])
+        .collect();
+    match matching.len() {
+        0 => Err(MoveError::Illegal(t.to_string())),
+        1 => Ok(*matching[0]),
+        _ => Err(MoveError::Ambiguous(
+            t.to_string(),
+            matching
+                .iter()
+                .map(|m| m.to_pdn(true))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        )),
+    }
+}
+
+/// PDN for `m` among the legal moves `all`: the short form, or the full path where the short
+/// form would name two moves.
+pub fn pdn_in(m: &Move, all: &[Move]) -> String {
+    let ambiguous = m.is_capture()
+        && all
+            .iter()
+            .any(|o| o.from == m.from && o.to == m.to && o.captured != m.captured);
+    m.to_pdn(ambiguous)
+}

@@ -1,0 +1,187 @@
+//! A position: who stands where, and the side to move.
+
+use crate::board::Geometry;
+use crate::material::Material;
+use crate::rules::{Color, Rules};
+
+/// Why a set of pieces is not a legal position of a variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    #[error("square {0} holds pieces of both colours")]
+    SquareTaken(u32),
+    #[error("square {square} is not on the {board}x{board} board")]
+    OffBoard { square: u32, board: u8 },
+    #[error("a king mark on square {0}, which holds no piece")]
+    KingWithoutPiece(u32),
+    #[error("{color} man on square {square}, its own crowning row (it would have been crowned)")]
+    ManOnCrowningRow { color: &'static str, square: u32 },
+    #[error("{color} has {count} pieces; at most {max} fit the variant")]
+    TooManyPieces {
+        color: &'static str,
+        count: u32,
+        max: u32,
+    },
+}
+
+/// A draughts position: bitboards of white pieces, black pieces and kings (bit `n-1` is square
+/// `n`), and the side to move. Construct with [`Position::new`] (checked) or parse PDN FEN
+/// with [`crate::fen`]; every `Position` value is legal for the rules it was checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    white: u64,
+    black: u64,
+    kings: u64,
+    side: Color,
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+impl Position {
+    /// A checked position: pieces on the board, no square twice, kings only where a piece
+    /// stands, no man on its own crowning row, at most as many pieces a side as the start.
+    ///
+    /// # Errors
+    /// [`PositionError`] naming the first problem found.
+    pub fn new(
+        rules: &Rules,
+        white: u64,
+        black: u64,
+        kings: u64,
+        side: Color,
+    ) -> Result<Position, PositionError> {
+        let g = rules.geometry();
+        let outside = (white | black | kings) & !g.all;
+        if outside != 0 {
+            return Err(PositionError::OffBoard {
+                square: outside.trailing_zeros() + 1,
+                board: g.size,
+            });
+        }
+        if white & black != 0 {
+            return Err(PositionError::SquareTaken(
+                (white & black).trailing_zeros() + 1,
+            ));
+        }
+        if kings & !(white | black) != 0 {
+            return Err(PositionError::KingWithoutPiece(
+                (kings & !(white | black)).trailing_zeros() + 1,
+            ));
+        }
+        let wmen_bad = white & !kings & g.top_row;
+        if wmen_bad != 0 {
+            return Err(PositionError::ManOnCrowningRow {
+                color: "White",
+                square: wmen_bad.trailing_zeros() + 1,
+            });
+        }
+        let bmen_bad = black & !kings & g.bottom_row;
+        if bmen_bad != 0 {
+            return Err(PositionError::ManOnCrowningRow {
+                color: "Black",
+                square: bmen_bad.trailing_zeros() + 1,
+            });
+        }
+        let max = rules.max_pieces_per_side();
+        for (c, bb) in [(Color::White, white), (Color::Black, black)] {
+            if bb.count_ones() > max {
+                return Err(PositionError::TooManyPieces {
+                    color: color_name(c),
+                    count: bb.count_ones(),
+                    max,
+                });
+            }
+        }
+        Ok(Position {
+            white,
+            black,
+            kings,
+            side,
+        })
+    }
+
+    /// Build without checks. Callers inside the crate guarantee legality (move application,
+    /// unindexing).
+    #[inline]
+    pub(crate) fn from_parts(white: u64, black: u64, kings: u64, side: Color) -> Position {
+        Position {
+            white,
+            black,
+            kings,
+            side,
+        }
+    }
+
+    /// The start position of a variant (men on the rows nearest each player).
+    pub fn start(rules: &Rules) -> Position {
+        let g = rules.geometry();
+        let n = rules.max_pieces_per_side();
+        let black = (1u64 << n) - 1;
+        let white = ((1u64 << n) - 1) << (g.squares as u32 - n);
+        Position::from_parts(white, black, 0, rules.first_to_move)
+    }
+
+    /// Bitboard of the pieces of `c`.
+    #[inline]
+    pub fn pieces(&self, c: Color) -> u64 {
+        match c {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+    /// Bitboard of all white pieces.
+    #[inline]
+    pub fn white(&self) -> u64 {
+        self.white
+    }
+    /// Bitboard of all black pieces.
+    #[inline]
+    pub fn black(&self) -> u64 {
+        self.black
+    }
+    /// Bitboard of all kings, both colours.
+    #[inline]
+    pub fn kings(&self) -> u64 {
+        self.kings
+    }
+    /// Bitboard of every occupied square.
+    #[inline]
+    pub fn occupied(&self) -> u64 {
+        self.white | self.black
+    }
+    /// The side to move.
+    #[inline]
+    pub fn side_to_move(&self) -> Color {
+        self.side
+    }
+    /// The same pieces with the other side to move.
+    #[inline]
+    pub fn with_side_to_move(&self, side: Color) -> Position {
+        Position { side, ..*self }
+    }
+
+    /// Men, kings of each colour: the material signature (slice) of the position.
+    pub fn material(&self) -> Material {
+        Material {
+            white_men: (self.white & !self.kings).count_ones() as u8,
+            white_kings: (self.white & self.kings).count_ones() as u8,
+            black_men: (self.black & !self.kings).count_ones() as u8,
+            black_kings: (self.black & self.kings).count_ones() as u8,
+        }
+    }
+
+    /// The colour-reversed position: the board rotated by 180 degrees, colours swapped and
+    /// the other side to move. Under colour-symmetric rules it has the same game value.
+    pub fn flipped(&self, g: &Geometry) -> Position {
+        Position {
+            white: g.rotate(self.black),
+            black: g.rotate(self.white),
+            kings: g.rotate(self.kings),
+            side: self.side.opponent(),
+        }
+    }
+}
