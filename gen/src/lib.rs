@@ -1,1 +1,3 @@
+pub mod solve;
+pub mod store;
 pub mod write;

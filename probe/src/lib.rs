@@ -7,3 +7,4 @@ pub mod movegen;
 pub mod position;
 pub mod rules;
 pub mod table;
+pub mod value;

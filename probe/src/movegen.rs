@@ -525,3 +525,103 @@ pub fn pdn_in(m: &Move, all: &[Move]) -> String {
             .any(|o| o.from == m.from && o.to == m.to && o.captured != m.captured);
     m.to_pdn(ambiguous)
 }
+
+/// Positions from which a quiet move that keeps the material (no capture, no crowning) leads
+/// to `pos`, appended to `out`. The side to move in each is `pos`'s opponent. Whether the move
+/// is legal there (it is not where a capture is compulsory) is for the caller to check.
+pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
+    let g = rules.geometry();
+    let mover = pos.side_to_move().opponent();
+    let occ = pos.occupied();
+    let own = pos.pieces(mover);
+    let back = match mover {
+        Color::White => [Dir::DownLeft, Dir::DownRight],
+        Color::Black => [Dir::UpLeft, Dir::UpRight],
+    };
+    let (w, b, k) = (pos.white(), pos.black(), pos.kings());
+    let moved = |from: u8, to: u8, king: bool| {
+        let d = (1u64 << from) | (1u64 << to);
+        let (w2, b2) = match mover {
+            Color::White => (w ^ d, b),
+            Color::Black => (w, b ^ d),
+        };
+        Position::from_parts(w2, b2, if king { k ^ d } else { k }, mover)
+    };
+    let mut men = own & !k;
+    while men != 0 {
+        let t = men.trailing_zeros() as u8;
+        men &= men - 1;
+        for d in back {
+            let f = g.step(t, d);
+            if f != NONE && occ & (1u64 << f) == 0 {
+                out.push(moved(f, t, false));
+            }
+        }
+    }
+    let mut kings = own & k;
+    while kings != 0 {
+        let t = kings.trailing_zeros() as u8;
+        kings &= kings - 1;
+        for d in Dir::ALL {
+            let mut f = g.step(t, d);
+            while f != NONE && occ & (1u64 << f) == 0 {
+                out.push(moved(f, t, true));
+                if rules.kings == KingRange::Short {
+                    break;
+                }
+                f = g.step(f, d);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen;
+
+    /// Every quiet move's reverse is found by `quiet_unmoves`, and every unmove's forward
+    /// move is a quiet move of the predecessor (on positions without captures).
+    #[test]
+    fn unmoves_invert_quiet_moves() {
+        for rules in Rules::PRESETS {
+            for f in ["W:W18,K27:B3,K12", "B:WK5,22:B9,K30", "W:W15,K1:BK10,K20,11"] {
+                let Ok(p) = fen::parse(f, rules) else { continue };
+                let mut moves = Vec::new();
+                legal_moves(rules, &p, Counting::Unique, &mut moves);
+                for m in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
+                    let after = m.apply(&p);
+                    let mut pre = Vec::new();
+                    quiet_unmoves(rules, &after, &mut pre);
+                    assert!(pre.contains(&p), "{} {f}: {}", rules.name, m.to_pdn(false));
+                }
+                let mut pre = Vec::new();
+                quiet_unmoves(rules, &p, &mut pre);
+                for q in pre {
+                    let mut qm = Vec::new();
+                    quiet_moves(rules, &q, &mut qm);
+                    assert!(qm.iter().any(|m| m.apply(&q) == p), "{f}: {}", fen::write(&q));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn english_capture_rules() {
+        let e = Rules::ENGLISH;
+        // A man that reaches the crowning row in a capture is crowned and the move ends.
+        // (As a king on 2 it could go on over 6 to 9.)
+        let p = fen::parse("W:W11:B6,7", &e).unwrap();
+        let mut v = Vec::new();
+        legal_moves(&e, &p, Counting::Unique, &mut v);
+        let names: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
+        assert_eq!(names, vec!["11x2"]);
+        assert!(v[0].crowned);
+        // Free choice: the shorter capture is legal beside the longer one.
+        let p = fen::parse("W:W26,27:B23,14", &e).unwrap();
+        legal_moves(&e, &p, Counting::Unique, &mut v);
+        let mut names: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
+        names.sort();
+        assert_eq!(names, vec!["26x19", "27x18x9"]);
+    }
+}

@@ -1,0 +1,366 @@
+//! The retrograde solver: exact distance-to-win (DTW, plies) for every position of one slice,
+//! both sides to move, given the values of every slice its captures and promotions lead to.
+//!
+//! Phases:
+//! 1. **Initialise** (parallel over index chunks): every position's legal moves. Terminal
+//!    positions, capture positions (all successors are in solved slices) and positions with no
+//!    move that stays in the slice are resolved at once. The others count their in-slice
+//!    successors and note the best exit (a crowning move into a solved slice).
+//! 2. **Propagate** by levels of plies `L = 0, 1, 2, ...` (parallel over each level's list):
+//!    every predecessor of a position lost in `L` plies is won in `L + 1`; every predecessor of
+//!    a position won in `L` plies loses one successor, and when none is left it is lost in
+//!    `max(L + 1, its slowest exit)` plies. Exits whose distance is reached are scheduled.
+//! 3. Whatever is unresolved is a draw.
+//!
+//! Each cell is written through atomics; levels are separated by rayon joins, so the values
+//! are the same for any number of threads.
+
+use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+
+use dtb_probe::index::SliceIndex;
+use dtb_probe::material::Material;
+use dtb_probe::movegen::{legal_moves, quiet_unmoves, Counting};
+use dtb_probe::position::Position;
+use dtb_probe::rules::{BlockedOutcome, Color, Rules};
+use dtb_probe::value::{self, goodness, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
+use rayon::prelude::*;
+
+const UNRESOLVED: u16 = u16::MAX;
+const AUX_CAPTURE: u16 = 1 << 15;
+const AUX_WIN_EXIT: u16 = 1 << 14;
+const AUX_DRAW_EXIT: u16 = 1 << 13;
+const AUX_LEVEL: u16 = (1 << 13) - 1;
+const CHUNK: u64 = 1 << 14;
+
+/// The result of solving one slice.
+pub struct SolvedSlice {
+    /// The slice.
+    pub material: Material,
+    /// Positions per side.
+    pub size: u64,
+    /// True DTW codes per side (index 0 White to move, 1 Black), capture positions included.
+    pub values: [Vec<u16>; 2],
+    /// Per side, one bit per position: the side to move must capture (stored value "don't
+    /// care").
+    pub capture: [Vec<u64>; 2],
+    /// Per side: wins, losses, draws (true values, all positions).
+    pub counts: [[u64; 3]; 2],
+    /// Longest distance in plies.
+    pub max_plies: u16,
+    /// Number of propagation levels run.
+    pub levels: usize,
+}
+
+impl SolvedSlice {
+    /// Whether position `i` of `side` is a capture position.
+    #[inline]
+    pub fn is_capture(&self, side: usize, i: u64) -> bool {
+        self.capture[side][(i / 64) as usize] >> (i % 64) & 1 != 0
+    }
+
+    /// The codes to store for `side`: true values, with each capture position's "don't care"
+    /// replaced by the value stored just before it (which keeps runs long for compression).
+    pub fn stored_codes(&self, side: usize) -> Vec<u16> {
+        let mut out = Vec::with_capacity(self.size as usize);
+        let mut prev = DRAW;
+        for (i, &v) in self.values[side].iter().enumerate() {
+            let v = if self.is_capture(side, i as u64) { prev } else { v };
+            out.push(v);
+            prev = v;
+        }
+        out
+    }
+}
+
+/// Why a slice could not be solved.
+#[derive(Debug, thiserror::Error)]
+pub enum SolveError<E: std::error::Error + 'static> {
+    #[error("looking up a solved slice failed: {0}")]
+    Lookup(#[source] E),
+    #[error("distance overflow in slice {0}: more than 8191 plies")]
+    TooDeep(Material),
+}
+
+#[inline]
+fn level_code(level: usize) -> u16 {
+    level as u16 + 1
+}
+
+/// Solve slice `material` (both sides to move) under `rules`, looking up other slices in
+/// `src`. `progress` is called with the number of positions done as work advances (twice
+/// per position: initialisation and propagation share the count of `2 * 2 * size`).
+pub fn solve_slice<S>(
+    rules: &Rules,
+    src: &S,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedSlice, SolveError<S::Error>>
+where
+    S: ValueSource + Sync,
+    S::Error: std::error::Error + Send + 'static,
+{
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
+    let total = 2 * n;
+    let state: Vec<AtomicU16> = (0..total).map(|_| AtomicU16::new(UNRESOLVED)).collect();
+    let cnt: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
+    let aux: Vec<AtomicU16> = (0..total).map(|_| AtomicU16::new(0)).collect();
+    let side_of = |g: u64| if g < n { Color::White } else { Color::Black };
+
+    // Phase 1: initialise.
+    let chunks = total.div_ceil(CHUNK);
+    type Lists = (Vec<(u16, u64)>, Vec<(u16, u64)>);
+    let init: Result<Vec<Lists>, S::Error> = (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let mut resolved = Vec::new();
+            let mut cands = Vec::new();
+            let mut moves = Vec::new();
+            let lo = c * CHUNK;
+            let hi = (lo + CHUNK).min(total);
+            for g in lo..hi {
+                let side = side_of(g);
+                let pos = ix.unindex(g % n, side);
+                legal_moves(rules, &pos, Counting::Unique, &mut moves);
+                if moves.is_empty() {
+                    let v = match rules.blocked {
+                        BlockedOutcome::Loss => LOST,
+                        BlockedOutcome::Draw => DRAW,
+                    };
+                    state[g as usize].store(v, Relaxed);
+                    if v != DRAW {
+                        resolved.push((v - 1, g));
+                    }
+                    continue;
+                }
+                if value::is_capture_position(rules, &moves) {
+                    let mut best = None;
+                    for m in &moves {
+                        let v = parent_code(value::resolve(rules, src, &m.apply(&pos))?);
+                        if best.is_none_or(|b| goodness(v) > goodness(b)) {
+                            best = Some(v);
+                        }
+                    }
+                    let v = best.unwrap_or(LOST);
+                    state[g as usize].store(v, Relaxed);
+                    aux[g as usize].store(AUX_CAPTURE, Relaxed);
+                    if v != DRAW {
+                        resolved.push((v - 1, g));
+                    }
+                    continue;
+                }
+                let mut inside = 0u8;
+                let mut win_exit: Option<u16> = None;
+                let mut draw_exit = false;
+                let mut loss_exit = 0u16;
+                for m in &moves {
+                    let succ = m.apply(&pos);
+                    if succ.material() == material {
+                        inside += 1;
+                        continue;
+                    }
+                    let v = parent_code(value::resolve(rules, src, &succ)?);
+                    match wld_of(v) {
+                        Wld::Win => win_exit = Some(win_exit.map_or(v, |w| w.min(v))),
+                        Wld::Draw => draw_exit = true,
+                        Wld::Loss => loss_exit = loss_exit.max(v),
+                    }
+                }
+                if inside == 0 {
+                    let v = win_exit.unwrap_or(if draw_exit { DRAW } else { loss_exit });
+                    state[g as usize].store(v, Relaxed);
+                    if v != DRAW {
+                        resolved.push((v - 1, g));
+                    }
+                    continue;
+                }
+                cnt[g as usize].store(inside, Relaxed);
+                let mut a = loss_exit.saturating_sub(1).min(AUX_LEVEL);
+                if draw_exit {
+                    a |= AUX_DRAW_EXIT;
+                }
+                if let Some(w) = win_exit {
+                    a |= AUX_WIN_EXIT;
+                    cands.push((w - 1, g));
+                }
+                aux[g as usize].store(a, Relaxed);
+            }
+            progress(hi - lo);
+            Ok((resolved, cands))
+        })
+        .collect();
+    let init = init.map_err(SolveError::Lookup)?;
+
+    // Per-level lists: frontier[L] = positions resolved in exactly L plies; cands[L] = those
+    // to resolve in L plies if nothing faster turned up.
+    let mut frontier: Vec<Vec<u64>> = Vec::new();
+    let mut cands: Vec<Vec<u64>> = Vec::new();
+    let put = |lists: &mut Vec<Vec<u64>>, level: u16, g: u64| {
+        let l = level as usize;
+        if lists.len() <= l {
+            lists.resize_with(l + 1, Vec::new);
+        }
+        lists[l].push(g);
+    };
+    for (r, c) in init {
+        for (l, g) in r {
+            put(&mut frontier, l, g);
+        }
+        for (l, g) in c {
+            put(&mut cands, l, g);
+        }
+    }
+
+    // Phase 2: propagate.
+    let mut level = 0usize;
+    let mut levels = 0usize;
+    while level < frontier.len() || level < cands.len() {
+        if level >= AUX_LEVEL as usize {
+            return Err(SolveError::TooDeep(material));
+        }
+        let code = level_code(level);
+        // Scheduled exits reach their distance.
+        if let Some(list) = cands.get_mut(level) {
+            let list = std::mem::take(list);
+            for g in list {
+                if state[g as usize]
+                    .compare_exchange(UNRESOLVED, code, Relaxed, Relaxed)
+                    .is_ok()
+                {
+                    put(&mut frontier, level as u16, g);
+                }
+            }
+        }
+        let current = frontier.get_mut(level).map(std::mem::take).unwrap_or_default();
+        if current.is_empty() {
+            level += 1;
+            continue;
+        }
+        levels += 1;
+        let lost_here = level % 2 == 0;
+        let next_code = level_code(level + 1);
+        let produced: Vec<(Vec<u64>, Vec<(u16, u64)>)> = current
+            .par_chunks(4096)
+            .map(|part| {
+                let mut next = Vec::new();
+                let mut later = Vec::new();
+                let mut pre = Vec::new();
+                for &g in part {
+                    let pos = ix.unindex(g % n, side_of(g));
+                    pre.clear();
+                    quiet_unmoves(rules, &pos, &mut pre);
+                    for q in &pre {
+                        let qg = ix.index(q) + if q.side_to_move() == Color::White { 0 } else { n };
+                        let cell = &state[qg as usize];
+                        if cell.load(Relaxed) != UNRESOLVED {
+                            continue;
+                        }
+                        if lost_here {
+                            if cell
+                                .compare_exchange(UNRESOLVED, next_code, Relaxed, Relaxed)
+                                .is_ok()
+                            {
+                                next.push(qg);
+                            }
+                        } else if cnt[qg as usize].fetch_sub(1, Relaxed) == 1 {
+                            let a = aux[qg as usize].load(Relaxed);
+                            if a & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                                continue;
+                            }
+                            let slowest_exit = (a & AUX_LEVEL) as usize;
+                            if slowest_exit <= level + 1 {
+                                cell.store(next_code, Relaxed);
+                                next.push(qg);
+                            } else {
+                                later.push((slowest_exit as u16, qg));
+                            }
+                        }
+                    }
+                }
+                progress(part.len() as u64);
+                (next, later)
+            })
+            .collect();
+        for (next, later) in produced {
+            for g in next {
+                put(&mut frontier, level as u16 + 1, g);
+            }
+            for (l, g) in later {
+                put(&mut cands, l, g);
+            }
+        }
+        level += 1;
+    }
+
+    // Phase 3: collect.
+    let mut values = [Vec::with_capacity(n as usize), Vec::with_capacity(n as usize)];
+    let mut capture = [vec![0u64; n.div_ceil(64) as usize], vec![0u64; n.div_ceil(64) as usize]];
+    let mut counts = [[0u64; 3]; 2];
+    let mut max_plies = 0u16;
+    for g in 0..total {
+        let side = (g / n) as usize;
+        let i = g % n;
+        let mut v = state[g as usize].load(Relaxed);
+        if v == UNRESOLVED {
+            v = DRAW;
+        }
+        if v != DRAW {
+            max_plies = max_plies.max(v - 1);
+        }
+        counts[side][match wld_of(v) {
+            Wld::Win => 0,
+            Wld::Loss => 1,
+            Wld::Draw => 2,
+        }] += 1;
+        values[side].push(v);
+        if aux[g as usize].load(Relaxed) & AUX_CAPTURE != 0 {
+            capture[side][(i / 64) as usize] |= 1 << (i % 64);
+        }
+    }
+    Ok(SolvedSlice {
+        material,
+        size: n,
+        values,
+        capture,
+        counts,
+        max_plies,
+        levels,
+    })
+}
+
+/// Position helper for callers: the index-space position `i` of `side` in a slice.
+pub fn position_at(rules: &Rules, material: Material, side: Color, i: u64) -> Position {
+    SliceIndex::new(material, rules.geometry()).unindex(i, side)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    /// Solve every English slice up to `n` pieces in memory; totals for White to move over
+    /// all materials (canonical slices give their mirror's White-to-move through Black).
+    fn english_totals(n: u32) -> [u64; 3] {
+        let rules = Rules::ENGLISH;
+        let mut store = Store::new(rules);
+        let mut t = [0u64; 3];
+        for m in Material::solve_order(n, 12) {
+            let s = solve_slice(&rules, &store, m, &|_| {}).unwrap();
+            let symmetric = m == m.mirror();
+            for k in 0..3 {
+                t[k] += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
+            }
+            let sides = [Some(s.stored_codes(0)), (!symmetric).then(|| s.stored_codes(1))];
+            store.insert(m, sides);
+        }
+        t
+    }
+
+    #[test]
+    fn english_up_to_four_pieces_matches_checkers_arena_totals() {
+        // ../shared/data/README.md: 2-4 pieces, White to move, both sides present.
+        let t = english_totals(4);
+        assert_eq!(t.iter().sum::<u64>(), 6_408_836);
+        assert_eq!(t, [2_675_270, 2_004_797, 1_728_769]);
+    }
+}

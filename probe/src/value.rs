@@ -1,0 +1,150 @@
+//! Game values and their resolution by search where tables hold "don't care".
+//!
+//! A value is coded as a `u16` ("DTW code"): `0` is a draw, any other code `c` means the
+//! side to move wins or loses in `c - 1` plies: an odd number of plies is a win, an even
+//! number a loss, `0` plies a side that has already lost. WLD tables are read into the same
+//! code with a nominal distance (win = 1 ply, loss = 0 plies), which keeps only the outcome.
+
+use crate::movegen::{legal_moves, Counting, Move};
+use crate::position::Position;
+use crate::rules::{BlockedOutcome, Color, Rules};
+
+/// Code of a draw.
+pub const DRAW: u16 = 0;
+/// Code of a position whose side to move has lost (no pieces or no move): 0 plies.
+pub const LOST: u16 = 1;
+
+/// Win, loss or draw for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wld {
+    Win,
+    Draw,
+    Loss,
+}
+
+impl Wld {
+    /// `"win"`, `"draw"` or `"loss"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wld::Win => "win",
+            Wld::Draw => "draw",
+            Wld::Loss => "loss",
+        }
+    }
+}
+
+impl std::fmt::Display for Wld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of a code.
+#[inline]
+pub fn wld_of(code: u16) -> Wld {
+    if code == DRAW {
+        Wld::Draw
+    } else if (code - 1) % 2 == 1 {
+        Wld::Win
+    } else {
+        Wld::Loss
+    }
+}
+
+/// Plies to the end of the game of a code (`None` for a draw).
+#[inline]
+pub fn plies_of(code: u16) -> Option<u16> {
+    if code == DRAW {
+        None
+    } else {
+        Some(code - 1)
+    }
+}
+
+/// The code of a WLD outcome with nominal distance (win 1 ply, loss 0 plies).
+#[inline]
+pub fn code_of_wld(w: Wld) -> u16 {
+    match w {
+        Wld::Win => 2,
+        Wld::Loss => LOST,
+        Wld::Draw => DRAW,
+    }
+}
+
+/// The value for the mover of a move leading to a position of value `child` (whose side to
+/// move is the mover's opponent): one ply more, outcome reversed.
+#[inline]
+pub fn parent_code(child: u16) -> u16 {
+    if child == DRAW {
+        DRAW
+    } else {
+        child + 1
+    }
+}
+
+/// Ordering key: larger is better for the side to move (fast wins, then draws, then slow
+/// losses).
+#[inline]
+pub fn goodness(code: u16) -> i32 {
+    match wld_of(code) {
+        Wld::Win => 100_000 - code as i32,
+        Wld::Draw => 0,
+        Wld::Loss => -100_000 + code as i32,
+    }
+}
+
+/// Where stored values come from: the generator's memory or table files.
+pub trait ValueSource {
+    /// The source's error (a missing or corrupt table).
+    type Error;
+    /// The stored code of `pos`, a position already [`normalize`]d (canonical material).
+    /// Capture positions may hold any value ("don't care").
+    fn stored(&self, pos: &Position) -> Result<u16, Self::Error>;
+}
+
+/// The canonical form of a position for table look-up: its material is canonical, and for a
+/// colour-symmetric material the side to move is White. Returns the position to look up
+/// (possibly colour-reversed, same game value).
+pub fn normalize(rules: &Rules, pos: &Position) -> Position {
+    let m = pos.material();
+    let mirror = m.mirror();
+    if m > mirror || (m == mirror && pos.side_to_move() == Color::Black) {
+        pos.flipped(rules.geometry())
+    } else {
+        *pos
+    }
+}
+
+/// Whether the position's stored value is "don't care": its side to move must capture.
+#[inline]
+pub fn is_capture_position(rules: &Rules, moves: &[Move]) -> bool {
+    rules.capture_compulsory && moves.first().is_some_and(|m| m.is_capture())
+}
+
+/// The value code of `pos`: terminal positions directly, capture positions by a search over
+/// the captures, others from `src` (after colour normalization). The side not to move must
+/// have a piece.
+pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<u16, S::Error> {
+    if pos.pieces(pos.side_to_move()) == 0 {
+        return Ok(LOST);
+    }
+    let mut moves = Vec::new();
+    legal_moves(rules, pos, Counting::Unique, &mut moves);
+    if moves.is_empty() {
+        return Ok(match rules.blocked {
+            BlockedOutcome::Loss => LOST,
+            BlockedOutcome::Draw => DRAW,
+        });
+    }
+    if is_capture_position(rules, &moves) {
+        let mut best: Option<u16> = None;
+        for m in &moves {
+            let v = parent_code(resolve(rules, src, &m.apply(pos))?);
+            if best.is_none_or(|b| goodness(v) > goodness(b)) {
+                best = Some(v);
+            }
+        }
+        return Ok(best.unwrap_or(LOST));
+    }
+    src.stored(&normalize(rules, pos))
+}
