@@ -1,0 +1,632 @@
+//! Writing one table file atomically, in the layout of [`dtb_probe::format`]
+//! (specified in `docs/FORMAT.md`).
+//!
+//! The file is written under a temporary name in the destination directory, flushed, fsynced,
+//! read back and verified, and only then renamed to its final name; the directory is then
+//! fsynced. An interrupted run leaves at worst a `.<name>.XXXXXX.tmp` file, never a file with
+//! the final name that looks finished.
+
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use dtb_probe::format::{pack_values, FormatError, Header, ValueKind, HEADER_LEN};
+use dtb_probe::table::{BlockCache, TableError, TableFile};
+
+/// The values of one table and its header, ready to be written.
+#[derive(Clone, Debug)]
+pub struct TableData<'a> {
+    /// The header. [`write_table`] fills in `block_count` and `payload_crc`, and for DTW
+    /// tables `max_plies` (the largest stored code minus one, 0 if every value is a draw);
+    /// every other field is written as given.
+    pub header: Header,
+    /// One slice of codes per stored side, in order white to move then black to move (only
+    /// the sides whose bit is set in `header.sides`), each `header.positions_per_side` long.
+    /// Codes are as in the file: WLD 0 draw / 1 win / 2 loss; DTW 0 draw, otherwise plies + 1,
+    /// fitting in `header.value_width` bits.
+    pub sides: Vec<&'a [u16]>,
+}
+
+/// Why a table could not be written. Every message starts with the destination path.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    /// The data or header given are not a valid table; nothing was written.
+    #[error("{}: invalid table data: {reason}", path.display())]
+    Invalid {
+        /// The destination path.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// zstd failed to compress a block.
+    #[error("{}: cannot compress block {block}: {source}", path.display())]
+    Compress {
+        /// The destination path.
+        path: PathBuf,
+        /// The block number.
+        block: u32,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// A file system operation failed (for example a full disk); no file with the final name
+    /// was created or replaced.
+    #[error("{}: {action}: {source}", path.display())]
+    Io {
+        /// The destination path.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The file read back under its temporary name did not verify; it was removed.
+    #[error("{}: written file failed verification: {source}", path.display())]
+    Verify {
+        /// The destination path.
+        path: PathBuf,
+        /// What the reader found.
+        source: TableError,
+    },
+}
+
+impl WriteError {
+    /// The destination path the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            WriteError::Invalid { path, .. }
+            | WriteError::Compress { path, .. }
+            | WriteError::Io { path, .. }
+            | WriteError::Verify { path, .. } => path,
+        }
+    }
+}
+
+/// Checks `data` and returns the header to write, with `block_count` (and for DTW
+/// `max_plies`) filled in; `payload_crc` is still to be computed.
+fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
+    let invalid = |reason: String| WriteError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut h = data.header.clone();
+    h.payload_crc = 0;
+    let stored = h.stored_side_count() as usize;
+    if data.sides.len() != stored || h.sides & !3 != 0 {
+        return Err(invalid(format!(
+            "header.sides is {:#04x} ({stored} stored side(s)) but {} slice(s) of values were given",
+            h.sides,
+            data.sides.len()
+        )));
+    }
+    for (k, side) in data.sides.iter().enumerate() {
+        if side.len() as u64 != h.positions_per_side {
+            return Err(invalid(format!(
+                "stored side {k} has {} values, positions_per_side is {}",
+                side.len(),
+                h.positions_per_side
+            )));
+        }
+    }
+    let max = data
+        .sides
+        .iter()
+        .flat_map(|s| s.iter().copied())
+        .max()
+        .unwrap_or(0);
+    if let Some(limit) = dtb_probe::format::max_code(h.value_width) {
+        if max > limit {
+            // Find where, for a useful message.
+            for (k, side) in data.sides.iter().enumerate() {
+                if let Some(i) = side.iter().position(|&c| c > limit) {
+                    return Err(invalid(format!(
+                        "stored side {k}, index {i}: code {} does not fit in {} bits",
+                        side[i], h.value_width
+                    )));
+                }
+            }
+        }
+    }
+    if h.kind == ValueKind::Dtw {
+        h.max_plies = max.saturating_sub(1);
+    }
+    h.block_count = h.expected_block_count().ok_or_else(|| {
+        invalid(format!(
+            "{} positions per side in blocks of {} need too many blocks",
+            h.positions_per_side, h.block_len
+        ))
+    })?;
+    h.validate().map_err(|e| invalid(e.to_string()))?;
+    Ok(h)
+}
+
+/// Packs and compresses every block, side-major, in file order.
+fn compress_blocks(
+    path: &Path,
+    header: &Header,
+    data: &TableData,
+    zstd_level: i32,
+) -> Result<Vec<Vec<u8>>, WriteError> {
+    let mut compressor =
+        zstd::bulk::Compressor::new(zstd_level).map_err(|source| WriteError::Compress {
+            path: path.to_path_buf(),
+            block: 0,
+            source,
+        })?;
+    let block_len = header.block_len as usize;
+    let mut blocks = Vec::with_capacity(header.block_count as usize);
+    for side in &data.sides {
+        for chunk in side.chunks(block_len) {
+            let block = blocks.len() as u32;
+            let raw = pack_values(header.value_width, chunk).map_err(|e| WriteError::Invalid {
+                path: path.to_path_buf(),
+                reason: format!("block {block}: {e}"),
+            })?;
+            let compressed = compressor
+                .compress(&raw)
+                .map_err(|source| WriteError::Compress {
+                    path: path.to_path_buf(),
+                    block,
+                    source,
+                })?;
+            blocks.push(compressed);
+        }
+    }
+    if blocks.len() != header.block_count as usize {
+        return Err(WriteError::Invalid {
+            path: path.to_path_buf(),
+            reason: format!(
+                "produced {} blocks, header expects {}",
+                blocks.len(),
+                header.block_count
+            ),
+        });
+    }
+    Ok(blocks)
+}
+
+/// The block table: `block_count + 1` u64 offsets then `block_count` u32 crcs.
+fn block_table(header: &Header, blocks: &[Vec<u8>]) -> Vec<u8> {
+    let mut table = Vec::with_capacity(blocks.len() * 12 + 8);
+    let mut offset = header.data_start();
+    for b in blocks {
+        table.extend_from_slice(&offset.to_le_bytes());
+        offset += b.len() as u64;
+    }
+    table.extend_from_slice(&offset.to_le_bytes());
+    for b in blocks {
+        table.extend_from_slice(&crc32fast::hash(b).to_le_bytes());
+    }
+    table
+}
+
+/// Reads the file at `tmp` back and checks it holds exactly `data`.
+fn verify_written(tmp: &Path, header: &Header, data: &TableData) -> Result<(), TableError> {
+    // A cache of zero bytes keeps nothing: every block is read from the file.
+    let table = TableFile::open(tmp, Arc::new(BlockCache::new(0)))?;
+    let format = |source: FormatError| TableError::Format {
+        path: tmp.to_path_buf(),
+        source,
+    };
+    if table.header() != header {
+        return Err(format(FormatError::Invalid(
+            "header read back differs from the header written".to_string(),
+        )));
+    }
+    table.verify_payload()?;
+    let mut block = 0u32;
+    for side in &data.sides {
+        for chunk in side.chunks(header.block_len as usize) {
+            let expected = pack_values(header.value_width, chunk).map_err(format)?;
+            let got = table.read_block(block)?;
+            if got[..] != expected[..] {
+                return Err(format(FormatError::Invalid(format!(
+                    "block {block} read back differs from the values written"
+                ))));
+            }
+            block += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Makes a rename in `dir` durable (Unix: fsync the directory; elsewhere nothing to do).
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// The directory a table at `path` goes in (`.` for a bare file name).
+fn destination_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes the table `data` to `path` atomically and returns the number of bytes written.
+///
+/// Validates the input (one slice per stored side, each `positions_per_side` long, codes that
+/// fit the width, a valid header), packs and compresses each block with zstd at `zstd_level`,
+/// builds the block table and checksums, writes it all to a temporary file in the directory of
+/// `path`, flushes and fsyncs it, reads it back and verifies every block, and renames it to
+/// `path` (replacing any file there), then fsyncs the directory. On any error the temporary
+/// file is removed and `path` is left as it was.
+///
+/// The compressed blocks are held in memory until the file is written (they are much smaller
+/// than the input codes).
+pub fn write_table(path: &Path, data: &TableData, zstd_level: i32) -> Result<u64, WriteError> {
+    let io_err = |action: &'static str| {
+        move |source: io::Error| WriteError::Io {
+            path: path.to_path_buf(),
+            action,
+            source,
+        }
+    };
+    let file_name =
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| WriteError::Invalid {
+                path: path.to_path_buf(),
+                reason: "the path has no (UTF-8) file name".to_string(),
+            })?;
+    let dir = destination_dir(path);
+
+    let mut header = prepare_header(path, data)?;
+    let blocks = compress_blocks(path, &header, data, zstd_level)?;
+    let table = block_table(&header, &blocks);
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&table);
+    for b in &blocks {
+        crc.update(b);
+    }
+    header.payload_crc = crc.finalize();
+    let header_bytes = header.encode();
+    let total =
+        (HEADER_LEN + table.len()) as u64 + blocks.iter().map(|b| b.len() as u64).sum::<u64>();
+
+    let prefix = format!(".{file_name}.");
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&prefix)
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(io_err("creating a temporary file"))?;
+    {
+        let mut w = BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        w.write_all(&header_bytes)
+            .map_err(io_err("writing the temporary file"))?;
+        w.write_all(&table)
+            .map_err(io_err("writing the temporary file"))?;
+        for b in &blocks {
+            w.write_all(b)
+                .map_err(io_err("writing the temporary file"))?;
+        }
+        w.flush().map_err(io_err("writing the temporary file"))?;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // Temporary files are created owner-only; a finished table is readable by everyone.
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))
+            .map_err(io_err("setting permissions"))?;
+    }
+    tmp.as_file()
+        .sync_all()
+        .map_err(io_err("syncing the temporary file"))?;
+
+    verify_written(tmp.path(), &header, data).map_err(|source| WriteError::Verify {
+        path: path.to_path_buf(),
+        source,
+    })?;
+
+    tmp.persist(path)
+        .map_err(|e| io_err("renaming the temporary file into place")(e.error))?;
+    sync_dir(dir).map_err(io_err("syncing the directory"))?;
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtb_probe::format::{table_file_name, WLD_DRAW, WLD_LOSS, WLD_WIN};
+
+    /// Deterministic pseudo-random numbers (xorshift64*).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+    }
+
+    fn codes(rng: &mut Rng, n: usize, max: u16) -> Vec<u16> {
+        let mut v = Vec::with_capacity(n);
+        while v.len() < n {
+            let c = (rng.next() % (u64::from(max) + 1)) as u16;
+            let run = 1 + (rng.next() % 12) as usize;
+            for _ in 0..run.min(n - v.len()) {
+                v.push(c);
+            }
+        }
+        v
+    }
+
+    fn header(kind: ValueKind, width: u8, sides: u8, n: u64, block_len: u32) -> Header {
+        Header {
+            kind,
+            value_width: width,
+            variant: "english".to_string(),
+            rules_code: *b"rules-code-16byt",
+            material: [2, 0, 1, 1],
+            sides,
+            positions_per_side: n,
+            block_len,
+            block_count: 0,
+            counts: [[100, 200, 300], [400, 500, 600]],
+            max_plies: 0,
+            payload_crc: 0,
+        }
+    }
+
+    fn leftovers(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    }
+
+    #[test]
+    fn round_trip_every_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = Rng(0x1234_5678);
+        let n = 5003usize;
+        for (kind, width, max) in [
+            (ValueKind::Wld, 2u8, 2u16),
+            (ValueKind::Dtw, 8, 255),
+            (ValueKind::Dtw, 16, 4321),
+        ] {
+            let white = codes(&mut rng, n, max);
+            let mut black = codes(&mut rng, n, max);
+            black[17] = max; // make sure the largest code appears
+            let h = header(kind, width, 3, n as u64, 700);
+            let name = table_file_name(&h.variant, h.material, kind).unwrap();
+            assert_eq!(name, format!("english-2011.{}", kind.extension()));
+            let path = dir.path().join(&name);
+            let data = TableData {
+                header: h.clone(),
+                sides: vec![&white, &black],
+            };
+            let written = write_table(&path, &data, 3).unwrap();
+            assert_eq!(written, std::fs::metadata(&path).unwrap().len());
+
+            let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 20))).unwrap();
+            t.verify_payload().unwrap();
+            let rh = t.header();
+            assert_eq!(rh.block_count, 16); // 2 sides x ceil(5003 / 700) = 2 x 8
+            assert_eq!(rh.block_values(7), 5003 - 7 * 700);
+            assert_eq!(rh.counts, h.counts);
+            assert_eq!(rh.rules_code, h.rules_code);
+            assert_eq!(rh.material, [2, 0, 1, 1]);
+            assert_eq!(rh.variant, "english");
+            let expect_plies = if kind == ValueKind::Dtw { max - 1 } else { 0 };
+            assert_eq!(rh.max_plies, expect_plies);
+            for i in 0..n {
+                assert_eq!(
+                    t.value(0, i as u64).unwrap(),
+                    white[i],
+                    "{kind:?} white {i}"
+                );
+                assert_eq!(
+                    t.value(1, i as u64).unwrap(),
+                    black[i],
+                    "{kind:?} black {i}"
+                );
+            }
+            assert!(matches!(
+                t.value(0, n as u64),
+                Err(TableError::IndexOutOfRange { .. })
+            ));
+        }
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn wld_codes_and_one_side() {
+        let dir = tempfile::tempdir().unwrap();
+        let black = [WLD_WIN, WLD_LOSS, WLD_DRAW, WLD_WIN, WLD_WIN];
+        let path = dir.path().join("english-0101.wld");
+        let data = TableData {
+            header: header(ValueKind::Wld, 2, 2, 5, 2),
+            sides: vec![&black],
+        };
+        write_table(&path, &data, 1).unwrap();
+        let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
+        assert_eq!(t.header().block_count, 3);
+        assert!(matches!(
+            t.value(0, 0),
+            Err(TableError::SideNotStored { side: 0, .. })
+        ));
+        let got: Vec<u16> = (0..5).map(|i| t.value(1, i).unwrap()).collect();
+        assert_eq!(got, black);
+        // The last block holds one value: one byte, low two bits.
+        assert_eq!(&t.read_block(2).unwrap()[..], &[0b01]);
+    }
+
+    #[test]
+    fn replaces_existing_file_and_sets_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("english-1010.dtw");
+        std::fs::write(&path, b"old contents").unwrap();
+        let white = vec![0u16, 1, 2, 3, 4, 5, 6, 7];
+        let data = TableData {
+            header: header(ValueKind::Dtw, 8, 1, 8, 3),
+            sides: vec![&white],
+        };
+        let written = write_table(&path, &data, 19).unwrap();
+        let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
+        assert_eq!(t.compressed_len(), written);
+        assert_eq!(t.header().max_plies, 6);
+        assert_eq!(t.value(0, 7).unwrap(), 7);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o644);
+        }
+        assert!(leftovers(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn destination_directory() {
+        assert_eq!(
+            destination_dir(Path::new("english-1001.wld")),
+            Path::new(".")
+        );
+        assert_eq!(
+            destination_dir(Path::new("t/english-1001.wld")),
+            Path::new("t")
+        );
+        assert_eq!(destination_dir(Path::new("/a/b.wld")), Path::new("/a"));
+    }
+
+    #[test]
+    fn rejects_invalid_input_without_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("english-1001.wld");
+        let ok = vec![0u16; 10];
+        let short = vec![0u16; 9];
+        let mut three = vec![0u16; 10];
+        three[4] = 3;
+        let check = |data: TableData, needle: &str| {
+            let e = write_table(&path, &data, 3).unwrap_err();
+            assert!(matches!(e, WriteError::Invalid { .. }), "{e:?}");
+            let msg = e.to_string();
+            assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+            assert!(msg.contains(needle), "{msg} lacks {needle}");
+            assert_eq!(e.path(), path.as_path());
+            assert!(!path.exists());
+            assert!(leftovers(dir.path()).is_empty());
+        };
+        let h = header(ValueKind::Wld, 2, 3, 10, 4);
+        check(
+            TableData {
+                header: h.clone(),
+                sides: vec![&ok],
+            },
+            "1 slice(s)",
+        );
+        check(
+            TableData {
+                header: h.clone(),
+                sides: vec![&ok, &short],
+            },
+            "stored side 1 has 9 values",
+        );
+        check(
+            TableData {
+                header: h.clone(),
+                sides: vec![&ok, &three],
+            },
+            "stored side 1, index 4: code 3",
+        );
+        let mut wide = vec![0u16; 10];
+        wide[9] = 256;
+        check(
+            TableData {
+                header: header(ValueKind::Dtw, 8, 1, 10, 4),
+                sides: vec![&wide],
+            },
+            "code 256 does not fit in 8 bits",
+        );
+        let mut bad = h.clone();
+        bad.variant = "no spaces please".into();
+        check(
+            TableData {
+                header: bad,
+                sides: vec![&ok, &ok],
+            },
+            "variant",
+        );
+        let mut bad = h.clone();
+        bad.value_width = 8;
+        check(
+            TableData {
+                header: bad,
+                sides: vec![&ok, &ok],
+            },
+            "value_width",
+        );
+        let mut bad = h.clone();
+        bad.block_len = 0;
+        check(
+            TableData {
+                header: bad,
+                sides: vec![&ok, &ok],
+            },
+            "block_len",
+        );
+    }
+
+    #[test]
+    fn missing_directory_is_an_io_error_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no-such-dir").join("english-1001.wld");
+        let w = vec![1u16; 4];
+        let data = TableData {
+            header: header(ValueKind::Wld, 2, 1, 4, 4),
+            sides: vec![&w],
+        };
+        let e = write_table(&path, &data, 3).unwrap_err();
+        assert!(
+            matches!(&e, WriteError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string().contains("no-such-dir/english-1001.wld"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn written_file_detects_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("english-1011.dtw");
+        let mut rng = Rng(99);
+        let w = codes(&mut rng, 900, 60);
+        let b = codes(&mut rng, 900, 60);
+        let data = TableData {
+            header: header(ValueKind::Dtw, 16, 3, 900, 128),
+            sides: vec![&w, &b],
+        };
+        write_table(&path, &data, 3).unwrap();
+        let good = std::fs::read(&path).unwrap();
+        let bad_path = dir.path().join("bad.dtw");
+        for at in (0..good.len()).step_by(good.len() / 97 + 1) {
+            let mut bytes = good.clone();
+            bytes[at] ^= 0x04;
+            std::fs::write(&bad_path, &bytes).unwrap();
+            let failed = match TableFile::open(&bad_path, Arc::new(BlockCache::new(1 << 16))) {
+                Err(e) => {
+                    assert_eq!(e.path(), bad_path.as_path());
+                    true
+                }
+                Ok(t) => {
+                    let mut failed = t.verify_payload().is_err();
+                    for side in 0..2 {
+                        for i in 0..900 {
+                            failed |= t.value(side, i).is_err();
+                        }
+                    }
+                    failed
+                }
+            };
+            assert!(failed, "flip at byte {at} went unnoticed");
+        }
+    }
+}
