@@ -1,3 +1,5 @@
+pub mod build;
+pub mod cli;
 pub mod solve;
 pub mod store;
 pub mod write;

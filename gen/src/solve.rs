@@ -64,7 +64,11 @@ impl SolvedSlice {
         let mut out = Vec::with_capacity(self.size as usize);
         let mut prev = DRAW;
         for (i, &v) in self.values[side].iter().enumerate() {
-            let v = if self.is_capture(side, i as u64) { prev } else { v };
+            let v = if self.is_capture(side, i as u64) {
+                prev
+            } else {
+                v
+            };
             out.push(v);
             prev = v;
         }
@@ -231,7 +235,10 @@ where
                 }
             }
         }
-        let current = frontier.get_mut(level).map(std::mem::take).unwrap_or_default();
+        let current = frontier
+            .get_mut(level)
+            .map(std::mem::take)
+            .unwrap_or_default();
         if current.is_empty() {
             level += 1;
             continue;
@@ -250,7 +257,12 @@ where
                     pre.clear();
                     quiet_unmoves(rules, &pos, &mut pre);
                     for q in &pre {
-                        let qg = ix.index(q) + if q.side_to_move() == Color::White { 0 } else { n };
+                        let qg = ix.index(q)
+                            + if q.side_to_move() == Color::White {
+                                0
+                            } else {
+                                n
+                            };
                         let cell = &state[qg as usize];
                         if cell.load(Relaxed) != UNRESOLVED {
                             continue;
@@ -293,8 +305,14 @@ where
     }
 
     // Phase 3: collect.
-    let mut values = [Vec::with_capacity(n as usize), Vec::with_capacity(n as usize)];
-    let mut capture = [vec![0u64; n.div_ceil(64) as usize], vec![0u64; n.div_ceil(64) as usize]];
+    let mut values = [
+        Vec::with_capacity(n as usize),
+        Vec::with_capacity(n as usize),
+    ];
+    let mut capture = [
+        vec![0u64; n.div_ceil(64) as usize],
+        vec![0u64; n.div_ceil(64) as usize],
+    ];
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
     for g in 0..total {
@@ -350,7 +368,10 @@ mod tests {
             for k in 0..3 {
                 t[k] += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
             }
-            let sides = [Some(s.stored_codes(0)), (!symmetric).then(|| s.stored_codes(1))];
+            let sides = [
+                Some(s.stored_codes(0)),
+                (!symmetric).then(|| s.stored_codes(1)),
+            ];
             store.insert(m, sides);
         }
         t

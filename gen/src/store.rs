@@ -24,7 +24,11 @@ pub struct StoredSlice {
 impl StoredSlice {
     /// Bytes of memory held.
     pub fn bytes(&self) -> u64 {
-        self.sides.iter().flatten().map(|v| v.len() as u64 * 2).sum()
+        self.sides
+            .iter()
+            .flatten()
+            .map(|v| v.len() as u64 * 2)
+            .sum()
     }
 }
 
@@ -82,12 +86,11 @@ impl Store {
             for _ in 0..per_side {
                 let raw = table.read_block(block)?;
                 for j in 0..h.block_values(block) {
-                    let code = unpack_value(h.value_width, &raw, j).map_err(|e| {
-                        TableError::Format {
+                    let code =
+                        unpack_value(h.value_width, &raw, j).map_err(|e| TableError::Format {
                             path: path.to_path_buf(),
                             source: e,
-                        }
-                    })?;
+                        })?;
                     v.push(code);
                 }
                 block += 1;
@@ -108,6 +111,8 @@ impl ValueSource for Store {
         let missing = || Missing { material, side };
         let s = self.slices.get(&material).ok_or_else(missing)?;
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
-        v.get(s.index.index(pos) as usize).copied().ok_or_else(missing)
+        v.get(s.index.index(pos) as usize)
+            .copied()
+            .ok_or_else(missing)
     }
 }

@@ -178,10 +178,7 @@ mod tests {
         let p = parse(" \"W:WK2,K16,K23:B17.\" ", &E).unwrap();
         assert_eq!(write(&p), "W:WK2,K16,K23:B17");
         // colour lists in either order
-        assert_eq!(
-            parse("W:B8:W5", &E).unwrap(),
-            parse("W:W5:B8", &E).unwrap()
-        );
+        assert_eq!(parse("W:B8:W5", &E).unwrap(), parse("W:W5:B8", &E).unwrap());
     }
 
     #[test]
@@ -194,20 +191,32 @@ mod tests {
         assert_eq!(parse("W", &E), Err(FenError::FieldCount(1)));
         assert_eq!(parse("W:W5:B6:B7", &E), Err(FenError::FieldCount(4)));
         assert_eq!(parse("W:W5", &E).unwrap(), parse("W:W5:B", &E).unwrap());
-        assert_eq!(parse("W:W5:X6", &E), Err(FenError::BadColorField("X6".into())));
+        assert_eq!(
+            parse("W:W5:X6", &E),
+            Err(FenError::BadColorField("X6".into()))
+        );
         assert_eq!(parse("W:W5:W6", &E), Err(FenError::DuplicateColor('W')));
         assert_eq!(parse("W:Wx:B6", &E), Err(FenError::BadSquare("x".into())));
         assert_eq!(
             parse("W:W33:B6", &E),
-            Err(FenError::SquareOutOfRange { square: 33, max: 32 })
+            Err(FenError::SquareOutOfRange {
+                square: 33,
+                max: 32
+            })
         );
         assert_eq!(
             parse("W:W0:B6", &E),
             Err(FenError::SquareOutOfRange { square: 0, max: 32 })
         );
         assert_eq!(parse("W:W6:B6", &E), Err(FenError::DuplicateSquare(6)));
-        assert_eq!(parse("W:W9-7:B1", &E), Err(FenError::BadRange("9-7".into())));
-        assert_eq!(parse("W:W5,,6:B1", &E), Err(FenError::BadSquare(String::new())));
+        assert_eq!(
+            parse("W:W9-7:B1", &E),
+            Err(FenError::BadRange("9-7".into()))
+        );
+        assert_eq!(
+            parse("W:W5,,6:B1", &E),
+            Err(FenError::BadSquare(String::new()))
+        );
         assert_eq!(
             parse("W:W3:B10", &E),
             Err(FenError::Position(PositionError::ManOnCrowningRow {
@@ -224,7 +233,10 @@ mod tests {
         );
         assert!(matches!(
             parse("W:W5-17:B1", &E),
-            Err(FenError::Position(PositionError::TooManyPieces { count: 13, .. }))
+            Err(FenError::Position(PositionError::TooManyPieces {
+                count: 13,
+                ..
+            }))
         ));
         assert_eq!(
             parse("W:W99999999999:B1", &E),

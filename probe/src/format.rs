@@ -51,7 +51,7 @@ pub const WHITE: usize = 0;
 pub const BLACK: usize = 1;
 
 /// Which kind of value a table stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ValueKind {
     /// Win / loss / draw for the side to move: 2-bit codes 0 = draw, 1 = win, 2 = loss.
     Wld,

@@ -250,8 +250,14 @@ mod tests {
         // ../shared/data/endgame-facts.tsv: C(32,a)*C(32-a,b) kings-only placements.
         let g = &GEOMETRY_8;
         assert_eq!(SliceIndex::new(Material::new(0, 1, 0, 1), g).size(), 992);
-        assert_eq!(SliceIndex::new(Material::new(0, 3, 0, 2), g).size(), 2_013_760);
-        assert_eq!(SliceIndex::new(Material::new(0, 5, 0, 5), g).size(), 16_257_084_480);
+        assert_eq!(
+            SliceIndex::new(Material::new(0, 3, 0, 2), g).size(),
+            2_013_760
+        );
+        assert_eq!(
+            SliceIndex::new(Material::new(0, 5, 0, 5), g).size(),
+            16_257_084_480
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::fmt;
 /// A material signature: the slice a position belongs to. Written as four digits, white men,
 /// white kings, black men, black kings (`1011` = one white man against a black man and a black
 /// king), the convention of `../shared/data/endgame-facts.tsv` and of table file names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Material {
     pub white_men: u8,
     pub white_kings: u8,
@@ -66,7 +66,12 @@ impl Material {
         if b.len() != 4 || !b.iter().all(|c| c.is_ascii_digit()) {
             return None;
         }
-        Some(Material::new(b[0] - b'0', b[1] - b'0', b[2] - b'0', b[3] - b'0'))
+        Some(Material::new(
+            b[0] - b'0',
+            b[1] - b'0',
+            b[2] - b'0',
+            b[3] - b'0',
+        ))
     }
 
     /// Every canonical signature with both sides present and 2..=`max_pieces` pieces (at most

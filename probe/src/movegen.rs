@@ -6,7 +6,9 @@
 
 use crate::board::{Dir, Geometry, NONE};
 use crate::position::Position;
-use crate::rules::{Color, KingLanding, KingRange, MidCapturePromotion, Precedence, Removal, Rules};
+use crate::rules::{
+    Color, KingLanding, KingRange, MidCapturePromotion, Precedence, Removal, Rules,
+};
 
 /// Most jumps one move can hold (no board here allows more captures in one sequence).
 pub const MAX_JUMPS: usize = 24;
@@ -585,8 +587,14 @@ mod tests {
     #[test]
     fn unmoves_invert_quiet_moves() {
         for rules in Rules::PRESETS {
-            for f in ["W:W18,K27:B3,K12", "B:WK5,22:B9,K30", "W:W15,K1:BK10,K20,11"] {
-                let Ok(p) = fen::parse(f, rules) else { continue };
+            for f in [
+                "W:W18,K27:B3,K12",
+                "B:WK5,22:B9,K30",
+                "W:W15,K1:BK10,K20,11",
+            ] {
+                let Ok(p) = fen::parse(f, rules) else {
+                    continue;
+                };
                 let mut moves = Vec::new();
                 legal_moves(rules, &p, Counting::Unique, &mut moves);
                 for m in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
@@ -600,7 +608,11 @@ mod tests {
                 for q in pre {
                     let mut qm = Vec::new();
                     quiet_moves(rules, &q, &mut qm);
-                    assert!(qm.iter().any(|m| m.apply(&q) == p), "{f}: {}", fen::write(&q));
+                    assert!(
+                        qm.iter().any(|m| m.apply(&q) == p),
+                        "{f}: {}",
+                        fen::write(&q)
+                    );
                 }
             }
         }

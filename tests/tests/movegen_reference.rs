@@ -65,10 +65,21 @@ fn movegen_cases_give_exactly_the_listed_moves() {
         let mut moves = Vec::new();
         legal_moves(&rules, &pos, Counting::Unique, &mut moves);
         let count: usize = row["count"].parse().unwrap();
-        assert_eq!(moves.len(), count, "{} {}: {:?}", rules.name, row["fen"], moves.iter().map(|m| m.to_pdn(true)).collect::<Vec<_>>());
+        assert_eq!(
+            moves.len(),
+            count,
+            "{} {}: {:?}",
+            rules.name,
+            row["fen"],
+            moves.iter().map(|m| m.to_pdn(true)).collect::<Vec<_>>()
+        );
         // Where the row lists the moves in notation, compare them as sets of (from, to).
         let listed = &row["legal_moves"];
-        if listed.split_whitespace().all(|t| t.contains(['-', 'x']) && t.chars().next().unwrap().is_ascii_digit()) && !listed.contains('(') {
+        if listed
+            .split_whitespace()
+            .all(|t| t.contains(['-', 'x']) && t.chars().next().unwrap().is_ascii_digit())
+            && !listed.contains('(')
+        {
             let mut want: Vec<(u32, u32)> = listed
                 .split_whitespace()
                 .map(|t| {
@@ -76,7 +87,10 @@ fn movegen_cases_give_exactly_the_listed_moves() {
                     (sq[0], *sq.last().unwrap())
                 })
                 .collect();
-            let mut got: Vec<(u32, u32)> = moves.iter().map(|m| (m.from as u32 + 1, m.to as u32 + 1)).collect();
+            let mut got: Vec<(u32, u32)> = moves
+                .iter()
+                .map(|m| (m.from as u32 + 1, m.to as u32 + 1))
+                .collect();
             want.sort();
             got.sort();
             assert_eq!(got, want, "{} {}", rules.name, row["fen"]);

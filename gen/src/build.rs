@@ -1,0 +1,352 @@
+//! A whole build: plan the slices of a variant up to N pieces, solve each in dependency order,
+//! write its WLD and DTW files, and resume a build that was interrupted.
+
+use std::fs::File;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use dtb_probe::format::{table_file_name, Header, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::index::SliceIndex;
+use dtb_probe::material::Material;
+use dtb_probe::rules::Rules;
+use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::value::{wld_of, Wld};
+
+use crate::solve::{solve_slice, SolvedSlice};
+use crate::store::Store;
+use crate::write::{write_table, TableData, WriteError};
+
+/// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
+/// designed for 8 pieces in all.
+pub const MAX_PIECES: u32 = 8;
+/// Positions per block in WLD files.
+pub const WLD_BLOCK_LEN: u32 = 1 << 16;
+/// Positions per block in DTW files.
+pub const DTW_BLOCK_LEN: u32 = 1 << 14;
+/// zstd level of both kinds of files.
+pub const ZSTD_LEVEL: i32 = 19;
+/// Bytes of working memory per position (side to move counted) while solving: value,
+/// successor counter, exit bits, plus the result and lists.
+pub const SOLVE_BYTES_PER_POSITION: u64 = 12;
+/// Name of the lock file that keeps two builds out of one directory.
+pub const LOCK_FILE: &str = ".dtb-gen.lock";
+
+/// Why a build stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("--pieces {0}: must be between 2 and {MAX_PIECES}")]
+    Pieces(u32),
+    #[error("cannot create output directory {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0} is in use by another dtb gen (lock file {LOCK_FILE}); wait for it to finish")]
+    Locked(PathBuf),
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("slice {material} needs about {needed_mib} MiB to solve but only {available_mib} MiB is available")]
+    Memory {
+        material: Material,
+        needed_mib: u64,
+        available_mib: u64,
+    },
+    #[error("solving slice {material}: {message}")]
+    Solve { material: Material, message: String },
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("reading back finished slice {material}: {message}")]
+    Load { material: Material, message: String },
+}
+
+/// A validated build: everything is checked before any work starts.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub rules: Rules,
+    pub pieces: u32,
+    pub out: PathBuf,
+    /// Slices in solve order.
+    pub slices: Vec<Material>,
+}
+
+impl Plan {
+    /// Check the arguments and list the slices.
+    ///
+    /// # Errors
+    /// [`BuildError::Pieces`] for a piece count outside 2..=[`MAX_PIECES`].
+    pub fn new(rules: Rules, pieces: u32, out: impl Into<PathBuf>) -> Result<Plan, BuildError> {
+        if !(2..=MAX_PIECES).contains(&pieces) {
+            return Err(BuildError::Pieces(pieces));
+        }
+        Ok(Plan {
+            rules,
+            pieces,
+            out: out.into(),
+            slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
+        })
+    }
+
+    /// Positions (side to move counted, both sides) of slice `m` as stored: both sides, or
+    /// White only for a colour-symmetric slice.
+    pub fn stored_positions(&self, m: Material) -> u64 {
+        let n = SliceIndex::new(m, self.rules.geometry()).size();
+        if m == m.mirror() {
+            n
+        } else {
+            2 * n
+        }
+    }
+
+    /// Path of the file of slice `m`, kind `kind`.
+    pub fn path(&self, m: Material, kind: ValueKind) -> PathBuf {
+        let name = table_file_name(
+            self.rules.name,
+            [m.white_men, m.white_kings, m.black_men, m.black_kings],
+            kind,
+        )
+        .unwrap_or_else(|| format!("{}-{m}.{}", self.rules.name, kind.extension()));
+        self.out.join(name)
+    }
+}
+
+/// Figures of one slice.
+#[derive(Clone, Debug, Default)]
+pub struct SliceStats {
+    pub material: Material,
+    /// Positions stored (side to move counted).
+    pub positions: u64,
+    /// Positions solved (both sides to move).
+    pub solved: u64,
+    pub seconds: f64,
+    pub wld_bytes: u64,
+    pub dtw_bytes: u64,
+    /// Wins, losses, draws over the stored positions.
+    pub counts: [u64; 3],
+    pub max_plies: u16,
+    /// True when the slice was already finished on disk and only loaded.
+    pub skipped: bool,
+}
+
+/// What a build reports as it goes; the CLI draws progress bars from it.
+pub trait Observer: Sync {
+    /// A slice starts: its number (0-based), the total, and the work units it will report.
+    fn slice_start(&self, _i: usize, _total: usize, _m: Material, _work: u64) {}
+    /// Work units done.
+    fn progress(&self, _units: u64) {}
+    /// A slice is finished (solved and written, or found finished).
+    fn slice_done(&self, _stats: &SliceStats) {}
+}
+
+/// An observer that ignores everything.
+pub struct Quiet;
+impl Observer for Quiet {}
+
+fn available_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Peak resident memory of this process in bytes (Linux; `None` elsewhere).
+pub fn peak_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Whether the files of slice `m` are finished: both exist, open, match the plan and pass
+/// their checksums.
+fn finished(plan: &Plan, m: Material) -> bool {
+    let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
+    [ValueKind::Wld, ValueKind::Dtw].iter().all(|&kind| {
+        let Ok(t) = TableFile::open(&plan.path(m, kind), cache.clone()) else {
+            return false;
+        };
+        let h = t.header();
+        h.variant == plan.rules.name
+            && h.rules_code == plan.rules.encode()
+            && h.material == [m.white_men, m.white_kings, m.black_men, m.black_kings]
+            && h.kind == kind
+            && t.verify_payload().is_ok()
+    })
+}
+
+fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
+    let m = s.material;
+    let dtw_width = if s.max_plies < u8::MAX as u16 { 8 } else { 16 };
+    Header {
+        kind,
+        value_width: if kind == ValueKind::Wld { 2 } else { dtw_width },
+        variant: plan.rules.name.to_string(),
+        rules_code: plan.rules.encode(),
+        material: [m.white_men, m.white_kings, m.black_men, m.black_kings],
+        sides,
+        positions_per_side: s.size,
+        block_len: if kind == ValueKind::Wld {
+            WLD_BLOCK_LEN
+        } else {
+            DTW_BLOCK_LEN
+        },
+        block_count: 0,
+        counts: s.counts,
+        max_plies: s.max_plies,
+        payload_crc: 0,
+    }
+}
+
+fn wld_codes(dtw: &[u16]) -> Vec<u16> {
+    dtw.iter()
+        .map(|&c| match wld_of(c) {
+            Wld::Win => WLD_WIN,
+            Wld::Loss => WLD_LOSS,
+            Wld::Draw => WLD_DRAW,
+        })
+        .collect()
+}
+
+/// Run a build: every slice of the plan not yet finished on disk is solved and written; the
+/// finished ones are loaded. Holds a lock on the output directory for its whole run.
+///
+/// # Errors
+/// [`BuildError`]: the directory cannot be created or is locked, a slice does not fit in
+/// memory, a write fails (full disk, ...).
+pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildError> {
+    std::fs::create_dir_all(&plan.out).map_err(|source| BuildError::CreateDir {
+        path: plan.out.clone(),
+        source,
+    })?;
+    let lock_path = plan.out.join(LOCK_FILE);
+    let lock = File::create(&lock_path).map_err(|source| BuildError::Lock {
+        path: lock_path.clone(),
+        source,
+    })?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(BuildError::Locked(plan.out.clone())),
+        Err(std::fs::TryLockError::Error(source)) => {
+            return Err(BuildError::Lock {
+                path: lock_path,
+                source,
+            })
+        }
+    }
+    let mut store = Store::new(plan.rules);
+    let mut all = Vec::new();
+    let total = plan.slices.len();
+    for (i, &m) in plan.slices.iter().enumerate() {
+        let symmetric = m == m.mirror();
+        let positions = plan.stored_positions(m);
+        let size = SliceIndex::new(m, plan.rules.geometry()).size();
+        if finished(plan, m) {
+            obs.slice_start(i, total, m, 0);
+            store
+                .load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
+                .map_err(|e| BuildError::Load {
+                    material: m,
+                    message: e.to_string(),
+                })?;
+            let t = TableFile::open(
+                &plan.path(m, ValueKind::Wld),
+                std::sync::Arc::new(BlockCache::new(1 << 16)),
+            );
+            let (counts, wld_bytes, max_plies) = match t {
+                Ok(t) => {
+                    let c = t.header().counts;
+                    let counts = if symmetric {
+                        c[0]
+                    } else {
+                        [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
+                    };
+                    (counts, t.compressed_len(), t.header().max_plies)
+                }
+                Err(_) => ([0; 3], 0, 0),
+            };
+            let dtw_bytes = std::fs::metadata(plan.path(m, ValueKind::Dtw))
+                .map(|md| md.len())
+                .unwrap_or(0);
+            let st = SliceStats {
+                material: m,
+                positions,
+                solved: 0,
+                seconds: 0.0,
+                wld_bytes,
+                dtw_bytes,
+                counts,
+                max_plies,
+                skipped: true,
+            };
+            obs.slice_done(&st);
+            all.push(st);
+            continue;
+        }
+        let needed = 2 * size * SOLVE_BYTES_PER_POSITION;
+        if let Some(avail) = available_memory() {
+            if needed > avail {
+                return Err(BuildError::Memory {
+                    material: m,
+                    needed_mib: needed >> 20,
+                    available_mib: avail >> 20,
+                });
+            }
+        }
+        obs.slice_start(i, total, m, 4 * size);
+        let t0 = Instant::now();
+        let solved = solve_slice(&plan.rules, &store, m, &|n| obs.progress(n)).map_err(|e| {
+            BuildError::Solve {
+                material: m,
+                message: e.to_string(),
+            }
+        })?;
+        let codes = [solved.stored_codes(0), solved.stored_codes(1)];
+        let (sides_bits, stored): (u8, Vec<&[u16]>) = if symmetric {
+            (1, vec![&codes[0]])
+        } else {
+            (3, vec![&codes[0], &codes[1]])
+        };
+        let dtw_bytes = write_table(
+            &plan.path(m, ValueKind::Dtw),
+            &TableData {
+                header: header(plan, &solved, ValueKind::Dtw, sides_bits),
+                sides: stored.clone(),
+            },
+            ZSTD_LEVEL,
+        )?;
+        let wld: Vec<Vec<u16>> = stored.iter().map(|s| wld_codes(s)).collect();
+        let wld_bytes = write_table(
+            &plan.path(m, ValueKind::Wld),
+            &TableData {
+                header: header(plan, &solved, ValueKind::Wld, sides_bits),
+                sides: wld.iter().map(|v| v.as_slice()).collect(),
+            },
+            ZSTD_LEVEL,
+        )?;
+        let c = solved.counts;
+        let counts = if symmetric {
+            c[0]
+        } else {
+            [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
+        };
+        let st = SliceStats {
+            material: m,
+            positions,
+            solved: 2 * size,
+            seconds: t0.elapsed().as_secs_f64(),
+            wld_bytes,
+            dtw_bytes,
+            counts,
+            max_plies: solved.max_plies,
+            skipped: false,
+        };
+        let [c0, c1] = codes;
+        store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+        obs.slice_done(&st);
+        all.push(st);
+    }
+    drop(lock);
+    Ok(all)
+}

@@ -1,0 +1,545 @@
+//! The command line: raw arguments become a validated plan before any work starts.
+
+use std::ffi::OsString;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use dtb_probe::format::ValueKind;
+use dtb_probe::movegen::{legal_moves, pdn_in, perft, Counting};
+use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::{fen, Material, Rules, Tablebase};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::build::{self, Observer, Plan, SliceStats};
+
+const AFTER_HELP: &str = "\
+Examples:
+  dtb gen --variant english --pieces 4 --out tables     build English 2-4 piece tables
+  dtb probe --dir tables 'W:WK32:BK26'                  value, distance and best move
+  dtb probe --dir tables --json --batch positions.txt   one JSON object per line
+  dtb info --dir tables                                 slices, sizes, W/L/D counts
+  dtb perft --variant english --depth 8                 count move-tree leaves
+
+Positions are PDN FEN: side to move, then each colour's squares, kings marked K
+(`W:W18,K27:B3,K12`). Distances are in plies (half-moves) to the end of the game.";
+
+/// Draughts endgame tablebases: build them, probe them, check them.
+#[derive(Parser, Debug)]
+#[command(name = "dtb", version, about, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build WLD and DTW tables for every slice up to N pieces (resumes an interrupted build).
+    Gen {
+        /// Variant preset (see `dtb variants`).
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Largest number of pieces on the board (2..=8).
+        #[arg(long, default_value_t = 4)]
+        pieces: u32,
+        /// Directory to write the tables to (created if missing).
+        #[arg(long, default_value = "tables")]
+        out: PathBuf,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Print one JSON object per slice and a summary, instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Value of positions: win/loss/draw, distance in plies and best move.
+    Probe {
+        /// Variant preset.
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"}.
+        #[arg(long)]
+        json: bool,
+        /// Read positions from FILE, one FEN per line (`-` for standard input).
+        #[arg(long, value_name = "FILE")]
+        batch: Option<PathBuf>,
+        /// Positions in PDN FEN.
+        fens: Vec<String>,
+    },
+    /// List the tables of a directory: slices, positions, W/L/D counts, bytes, bits per position.
+    Info {
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// One JSON object per table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count the leaves of the legal-move tree (move generator check).
+    Perft {
+        /// Variant preset.
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Depth in plies.
+        #[arg(long)]
+        depth: u32,
+        /// How captures taking the same pieces by different routes count.
+        #[arg(long, value_enum, default_value_t = CountingArg::Unique)]
+        counting: CountingArg,
+        /// Print the result as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Start position in PDN FEN (default: the variant's start position).
+        fen: Option<String>,
+    },
+    /// List the variant presets and their rule fields.
+    Variants,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CountingArg {
+    /// Same start, end and captured pieces count once (the legal moves).
+    Unique,
+    /// Each order of capturing counts separately.
+    Paths,
+}
+
+fn rules_named(name: &str) -> Result<Rules> {
+    Rules::by_name(name).with_context(|| {
+        let names: Vec<&str> = Rules::PRESETS.iter().map(|r| r.name).collect();
+        format!("unknown variant {name:?}; known: {}", names.join(", "))
+    })
+}
+
+/// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
+///
+/// # Errors
+/// Any failure, as one message chain for the caller to print.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return Ok(ExitCode::from(code));
+        }
+    };
+    match cli.command {
+        Command::Gen {
+            variant,
+            pieces,
+            out,
+            threads,
+            json,
+        } => gen(&variant, pieces, out, threads, json),
+        Command::Probe {
+            variant,
+            dir,
+            json,
+            batch,
+            fens,
+        } => probe(&variant, &dir, json, batch, fens),
+        Command::Info { dir, json } => info(&dir, json),
+        Command::Perft {
+            variant,
+            depth,
+            counting,
+            json,
+            fen,
+        } => perft_cmd(&variant, depth, counting, json, fen),
+        Command::Variants => {
+            for r in Rules::PRESETS {
+                println!("{}", r.name);
+                println!(
+                    "  board {}x{}, first to move {:?}",
+                    r.board, r.board, r.first_to_move
+                );
+                println!("  men capture backward: {}", r.men_capture_backward);
+                println!(
+                    "  kings: {:?}, capture compulsory: {}",
+                    r.kings, r.capture_compulsory
+                );
+                println!("  precedence: {:?}, removal: {:?}", r.precedence, r.removal);
+                println!("  man crowned mid-capture: {:?}", r.mid_capture_promotion);
+                println!(
+                    "  men capture kings: {}, king landing: {:?}, blocked side: {:?}",
+                    r.men_capture_kings, r.king_landing, r.blocked
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+struct Bars {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    slice: ProgressBar,
+    json: bool,
+}
+
+impl Observer for Bars {
+    fn slice_start(&self, i: usize, total: usize, m: Material, work: u64) {
+        self.overall.set_position(i as u64);
+        self.overall.set_length(total as u64);
+        self.slice.reset();
+        self.slice.set_length(work.max(1));
+        self.slice.set_message(format!("slice {m}"));
+    }
+    fn progress(&self, units: u64) {
+        self.slice.inc(units);
+    }
+    fn slice_done(&self, s: &SliceStats) {
+        self.overall.inc(1);
+        let line = if self.json {
+            slice_json(s).to_string()
+        } else {
+            slice_text(s)
+        };
+        if self.json {
+            println!("{line}");
+        } else {
+            let _ = self.multi.println(&line);
+            if self.multi.is_hidden() {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+fn bits_per_position(bytes: u64, positions: u64) -> f64 {
+    if positions == 0 {
+        0.0
+    } else {
+        bytes as f64 * 8.0 / positions as f64
+    }
+}
+
+fn slice_text(s: &SliceStats) -> String {
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let status = if s.skipped {
+        "already built".to_string()
+    } else {
+        format!(
+            "{:.2} s, {:.0} positions/s/core",
+            s.seconds,
+            s.solved as f64 / s.seconds.max(1e-9) / threads
+        )
+    };
+    format!(
+        "slice {}: {} positions, {} wins {} losses {} draws, longest {} plies; {}; WLD {} bytes ({:.4} bits/position), DTW {} bytes",
+        s.material,
+        s.positions,
+        s.counts[0],
+        s.counts[1],
+        s.counts[2],
+        s.max_plies,
+        status,
+        s.wld_bytes,
+        bits_per_position(s.wld_bytes, s.positions),
+        s.dtw_bytes
+    )
+}
+
+fn slice_json(s: &SliceStats) -> serde_json::Value {
+    json!({
+        "slice": s.material.to_string(),
+        "positions": s.positions,
+        "wins": s.counts[0], "losses": s.counts[1], "draws": s.counts[2],
+        "max_plies": s.max_plies,
+        "seconds": s.seconds,
+        "skipped": s.skipped,
+        "wld_bytes": s.wld_bytes,
+        "dtw_bytes": s.dtw_bytes,
+        "wld_bits_per_position": bits_per_position(s.wld_bytes, s.positions),
+    })
+}
+
+fn gen(
+    variant: &str,
+    pieces: u32,
+    out: PathBuf,
+    threads: Option<usize>,
+    json: bool,
+) -> Result<ExitCode> {
+    let rules = rules_named(variant)?;
+    let plan = Plan::new(rules, pieces, out)?;
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .context("starting worker threads")?;
+    let multi = MultiProgress::new();
+    let overall = multi.add(ProgressBar::new(plan.slices.len() as u64));
+    overall.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>8} [{bar:30}] {pos}/{len} slices, elapsed {elapsed_precise}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    overall.set_prefix("total");
+    let slice = multi.add(ProgressBar::new(1));
+    slice.set_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:30}] {percent:>3}% {per_sec} ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let bars = Bars {
+        multi,
+        overall,
+        slice,
+        json,
+    };
+    let t0 = Instant::now();
+    let stats = build::run(&plan, &bars)?;
+    bars.slice.finish_and_clear();
+    bars.overall.finish_and_clear();
+    let secs = t0.elapsed().as_secs_f64();
+    let positions: u64 = stats.iter().map(|s| s.positions).sum();
+    let solved: u64 = stats.iter().map(|s| s.solved).sum();
+    let solve_secs: f64 = stats.iter().map(|s| s.seconds).sum();
+    let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
+    let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
+    let peak = build::peak_memory().unwrap_or(0);
+    let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
+    if json {
+        println!(
+            "{}",
+            json!({
+                "summary": true, "variant": rules.name, "pieces": pieces,
+                "slices": stats.len(), "positions": positions, "solved": solved,
+                "seconds": secs, "positions_per_second_per_core": rate, "threads": threads,
+                "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
+                "wld_bits_per_position": bits_per_position(wld, positions),
+                "dtw_bits_per_position": bits_per_position(dtw, positions),
+            })
+        );
+    } else {
+        println!(
+            "{} 2-{} pieces: {} slices, {} positions in {:.1} s ({:.0} positions/s/core on {} threads), peak memory {} MiB",
+            rules.name, pieces, stats.len(), positions, secs, rate, threads, peak >> 20
+        );
+        println!(
+            "WLD {} bytes ({:.4} bits/position), DTW {} bytes ({:.4} bits/position), in {}",
+            wld,
+            bits_per_position(wld, positions),
+            dtw,
+            bits_per_position(dtw, positions),
+            plan.out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn probe(
+    variant: &str,
+    dir: &Path,
+    json: bool,
+    batch: Option<PathBuf>,
+    mut fens: Vec<String>,
+) -> Result<ExitCode> {
+    let rules = rules_named(variant)?;
+    if !dir.is_dir() {
+        bail!(
+            "table directory {} does not exist (build one with `dtb gen --out {}`)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let tb = Tablebase::open(dir, rules)?;
+    if let Some(b) = batch {
+        let reader: Box<dyn BufRead> = if b.as_os_str() == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::io::BufReader::new(
+                std::fs::File::open(&b)
+                    .with_context(|| format!("cannot open batch file {}", b.display()))?,
+            ))
+        };
+        for line in reader.lines() {
+            let line = line.context("reading batch input")?;
+            if !line.trim().is_empty() {
+                fens.push(line.trim().to_string());
+            }
+        }
+    }
+    if fens.is_empty() {
+        bail!("no position given: pass FEN arguments or --batch FILE");
+    }
+    let mut failed = false;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for f in &fens {
+        match probe_one(&tb, &rules, f) {
+            Ok((wld, dtw, best)) => {
+                if json {
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({"fen": f, "wld": wld, "dtw": dtw, "best_move": best})
+                    )?;
+                } else {
+                    let mut line = format!("{f}  {wld}");
+                    if let Some(d) = dtw {
+                        line.push_str(&format!(" in {d} plies"));
+                    }
+                    if let Some(b) = best {
+                        line.push_str(&format!("  best {b}"));
+                    }
+                    writeln!(out, "{line}")?;
+                }
+            }
+            Err(e) => {
+                failed = true;
+                if json {
+                    writeln!(out, "{}", json!({"fen": f, "error": e.to_string()}))?;
+                } else {
+                    eprintln!("dtb: {f}: {e}");
+                }
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// (wld, dtw plies, best move) of one FEN. DTW and best move are `None` where the DTW tables
+/// are missing.
+fn probe_one(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+) -> Result<(String, Option<u16>, Option<String>)> {
+    let pos = fen::parse(f, rules)?;
+    let wld = tb.probe_wld(&pos)?;
+    let (dtw, best) = match tb.best_move(&pos) {
+        Ok(Some((m, d))) => {
+            let mut moves = Vec::new();
+            legal_moves(rules, &pos, Counting::Unique, &mut moves);
+            if d.wld != wld {
+                bail!(
+                    "WLD and DTW tables disagree on this position ({wld} vs {}): run dtb verify",
+                    d.wld
+                );
+            }
+            (d.plies, Some(pdn_in(&m, &moves)))
+        }
+        Ok(None) => (Some(0), None),
+        Err(dtb_probe::ProbeError::MissingTable {
+            kind: ValueKind::Dtw,
+            ..
+        }) => (None, None),
+        Err(e) => return Err(e.into()),
+    };
+    let dtw = if wld == dtb_probe::Wld::Draw {
+        None
+    } else {
+        dtw
+    };
+    Ok((wld.to_string(), dtw, best))
+}
+
+fn info(dir: &Path, json: bool) -> Result<ExitCode> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list table directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wld" | "dtw")))
+        .collect();
+    names.sort();
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let mut total = [0u64; 2];
+    let mut bytes = [0u64; 2];
+    for p in &names {
+        let t = TableFile::open(p, cache.clone())?;
+        let h = t.header();
+        let sides = h.sides.count_ones() as u64;
+        let positions = h.positions_per_side * sides;
+        let mut c = [0u64; 3];
+        for s in 0..2 {
+            if h.sides & (1 << s) != 0 {
+                for k in 0..3 {
+                    c[k] += h.counts[s][k];
+                }
+            }
+        }
+        let k = if h.kind == ValueKind::Wld { 0 } else { 1 };
+        total[k] += positions;
+        bytes[k] += t.compressed_len();
+        let m = Material::new(h.material[0], h.material[1], h.material[2], h.material[3]);
+        let bits = bits_per_position(t.compressed_len(), positions);
+        if json {
+            println!(
+                "{}",
+                json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
+                       "kind": h.kind.extension(), "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
+                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits})
+            );
+        } else {
+            println!(
+                "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos",
+                p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                m, h.kind.extension(), positions, c[0], c[1], c[2], h.max_plies, t.compressed_len(), bits
+            );
+        }
+    }
+    if !json {
+        println!(
+            "total: WLD {} positions {} bytes ({:.4} bits/pos); DTW {} positions {} bytes ({:.4} bits/pos)",
+            total[0], bytes[0], bits_per_position(bytes[0], total[0]),
+            total[1], bytes[1], bits_per_position(bytes[1], total[1])
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn perft_cmd(
+    variant: &str,
+    depth: u32,
+    counting: CountingArg,
+    json: bool,
+    f: Option<String>,
+) -> Result<ExitCode> {
+    let rules = rules_named(variant)?;
+    let pos = match f {
+        Some(f) => fen::parse(&f, &rules)?,
+        None => dtb_probe::Position::start(&rules),
+    };
+    let c = match counting {
+        CountingArg::Unique => Counting::Unique,
+        CountingArg::Paths => Counting::Paths,
+    };
+    let t0 = Instant::now();
+    let nodes = perft(&rules, &pos, depth, c);
+    let secs = t0.elapsed().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            json!({"variant": rules.name, "fen": fen::write(&pos), "depth": depth,
+                   "counting": format!("{counting:?}").to_lowercase(), "nodes": nodes, "seconds": secs})
+        );
+    } else {
+        println!("{nodes}");
+        eprintln!(
+            "perft {} depth {depth} ({:?}): {nodes} nodes in {secs:.2} s",
+            fen::write(&pos),
+            counting
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,328 @@
+//! A directory of tables, probed from any number of threads.
+//!
+//! ```no_run
+//! use dtb_probe::{fen, Rules, Tablebase, Wld};
+//! let rules = Rules::ENGLISH;
+//! let tb = Tablebase::open("tables", rules)?;
+//! let pos = fen::parse("W:WK32:BK26", &rules)?;
+//! assert_eq!(tb.probe_wld(&pos)?, Wld::Win);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use crate::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use crate::index::SliceIndex;
+use crate::material::Material;
+use crate::movegen::{legal_moves, Counting, Move};
+use crate::position::{Position, PositionError};
+use crate::rules::{Color, Rules};
+use crate::table::{BlockCache, TableError, TableFile};
+use crate::value::{self, code_of_wld, goodness, parent_code, plies_of, wld_of, ValueSource, Wld};
+
+/// Why a probe gave no value. Cloneable, so that every thread asking about a broken table
+/// sees the same error.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The position is not legal under the tablebase's rules.
+    #[error("illegal position: {0}")]
+    IllegalPosition(#[from] PositionError),
+    /// The side not to move has no pieces: the game ended with the previous move.
+    #[error("the game is over: the side not to move has no pieces")]
+    GameOver,
+    /// No table for a slice the probe needs.
+    #[error("no {kind} table for slice {material} ({pieces} pieces) in the directories added")]
+    MissingTable {
+        material: Material,
+        kind: ValueKind,
+        pieces: u32,
+    },
+    /// A table file could not be read, or is corrupt.
+    #[error("{0}")]
+    Table(Arc<TableError>),
+    /// A table file with this variant's name holds another variant's or slice's values.
+    #[error("{path}: table for variant {found:?} (slice {found_material}), expected {expected:?} slice {expected_material}")]
+    Mismatch {
+        path: PathBuf,
+        expected: &'static str,
+        found: String,
+        expected_material: Material,
+        found_material: String,
+    },
+    /// The directory could not be listed.
+    #[error("{path}: {message}")]
+    Directory { path: PathBuf, message: String },
+}
+
+/// A game value with its distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dtw {
+    /// Win, loss or draw for the side to move.
+    pub wld: Wld,
+    /// Plies to the end of the game under perfect play (winner fastest, loser slowest);
+    /// `None` for a draw. Odd for a win, even for a loss.
+    pub plies: Option<u16>,
+}
+
+impl Dtw {
+    fn from_code(code: u16) -> Dtw {
+        Dtw {
+            wld: wld_of(code),
+            plies: plies_of(code),
+        }
+    }
+}
+
+struct Entry {
+    path: PathBuf,
+    table: OnceLock<Result<TableFile, ProbeError>>,
+}
+
+/// The tables of one variant found in one or more directories. Files are only listed when a
+/// directory is added and opened (memory-mapped, header checked) on first use; probes take
+/// `&self` and may come from many threads.
+pub struct Tablebase {
+    rules: Rules,
+    cache: Arc<BlockCache>,
+    tables: HashMap<(Material, ValueKind), Entry>,
+}
+
+/// Default bound on decompressed blocks held in memory: 64 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 64 << 20;
+
+impl Tablebase {
+    /// An empty tablebase for `rules` with the default block cache.
+    pub fn new(rules: Rules) -> Tablebase {
+        Tablebase::with_cache_bytes(rules, DEFAULT_CACHE_BYTES)
+    }
+
+    /// An empty tablebase whose block cache holds at most about `bytes` of decompressed data.
+    pub fn with_cache_bytes(rules: Rules, bytes: usize) -> Tablebase {
+        Tablebase {
+            rules,
+            cache: Arc::new(BlockCache::new(bytes)),
+            tables: HashMap::new(),
+        }
+    }
+
+    /// A tablebase for `rules` with the tables of directory `dir`.
+    ///
+    /// # Errors
+    /// [`ProbeError::Directory`] if `dir` cannot be listed.
+    pub fn open(dir: impl AsRef<Path>, rules: Rules) -> Result<Tablebase, ProbeError> {
+        let mut tb = Tablebase::new(rules);
+        tb.add_directory(dir)?;
+        Ok(tb)
+    }
+
+    /// The rules the tablebase answers for.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` for this
+    /// variant (other files are ignored; nothing is opened yet). Returns how many were found.
+    ///
+    /// # Errors
+    /// [`ProbeError::Directory`] if `dir` cannot be listed.
+    pub fn add_directory(&mut self, dir: impl AsRef<Path>) -> Result<usize, ProbeError> {
+        let dir = dir.as_ref();
+        let derr = |e: std::io::Error| ProbeError::Directory {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut found = 0;
+        for entry in std::fs::read_dir(dir).map_err(derr)? {
+            let entry = entry.map_err(derr)?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Some((material, kind)) = parse_file_name(name, self.rules.name) else {
+                continue;
+            };
+            self.tables.insert(
+                (material, kind),
+                Entry {
+                    path: entry.path(),
+                    table: OnceLock::new(),
+                },
+            );
+            found += 1;
+        }
+        Ok(found)
+    }
+
+    /// The canonical slices with a table of `kind`, sorted.
+    pub fn materials(&self, kind: ValueKind) -> Vec<Material> {
+        let mut v: Vec<Material> = self
+            .tables
+            .keys()
+            .filter(|(_, k)| *k == kind)
+            .map(|(m, _)| *m)
+            .collect();
+        v.sort_by_key(|m| (m.pieces(), *m));
+        v
+    }
+
+    /// The largest number of pieces of any WLD table found (0 if none).
+    pub fn max_pieces(&self) -> u32 {
+        self.tables
+            .keys()
+            .map(|(m, _)| m.pieces())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The opened table for a canonical slice (opening it on first use).
+    ///
+    /// # Errors
+    /// [`ProbeError::MissingTable`], [`ProbeError::Table`], [`ProbeError::Mismatch`].
+    pub fn table(&self, material: Material, kind: ValueKind) -> Result<&TableFile, ProbeError> {
+        let entry = self
+            .tables
+            .get(&(material, kind))
+            .ok_or(ProbeError::MissingTable {
+                material,
+                kind,
+                pieces: material.pieces(),
+            })?;
+        entry
+            .table
+            .get_or_init(|| self.open_table(&entry.path, material, kind))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    fn open_table(
+        &self,
+        path: &Path,
+        material: Material,
+        kind: ValueKind,
+    ) -> Result<TableFile, ProbeError> {
+        let t = TableFile::open(path, self.cache.clone())
+            .map_err(|e| ProbeError::Table(Arc::new(e)))?;
+        let h = t.header();
+        let m = &h.material;
+        let found_material = Material::new(m[0], m[1], m[2], m[3]);
+        let expected_size = SliceIndex::new(material, self.rules.geometry()).size();
+        if h.variant != self.rules.name
+            || h.rules_code != self.rules.encode()
+            || found_material != material
+            || h.kind != kind
+            || h.positions_per_side != expected_size
+        {
+            return Err(ProbeError::Mismatch {
+                path: path.to_path_buf(),
+                expected: self.rules.name,
+                found: h.variant.clone(),
+                expected_material: material,
+                found_material: found_material.to_string(),
+            });
+        }
+        Ok(t)
+    }
+
+    fn check(&self, pos: &Position) -> Result<(), ProbeError> {
+        Position::new(
+            &self.rules,
+            pos.white(),
+            pos.black(),
+            pos.kings(),
+            pos.side_to_move(),
+        )?;
+        if pos.pieces(pos.side_to_move().opponent()) == 0 && pos.pieces(pos.side_to_move()) != 0 {
+            return Err(ProbeError::GameOver);
+        }
+        Ok(())
+    }
+
+    fn code(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
+        self.check(pos)?;
+        value::resolve(&self.rules, &Source { tb: self, kind }, pos)
+    }
+
+    /// Win, loss or draw for the side to move, captures resolved by search.
+    ///
+    /// # Errors
+    /// [`ProbeError`]: an illegal position, a missing or corrupt table.
+    pub fn probe_wld(&self, pos: &Position) -> Result<Wld, ProbeError> {
+        Ok(wld_of(self.code(pos, ValueKind::Wld)?))
+    }
+
+    /// The exact distance to the end of the game in plies (needs the DTW tables).
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`].
+    pub fn probe_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
+        Ok(Dtw::from_code(self.code(pos, ValueKind::Dtw)?))
+    }
+
+    /// The best move and the value of the position: in a win, a move to the fastest win; in a
+    /// loss, to the slowest loss; in a draw, a drawing move. `None` when the side to move has
+    /// no move (the game is over). Uses the DTW tables.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`].
+    pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Dtw)>, ProbeError> {
+        self.check(pos)?;
+        let mut moves = Vec::new();
+        legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
+        let src = Source {
+            tb: self,
+            kind: ValueKind::Dtw,
+        };
+        let mut best: Option<(Move, u16)> = None;
+        for m in moves {
+            let v = parent_code(value::resolve(&self.rules, &src, &m.apply(pos))?);
+            if best.is_none_or(|(_, b)| goodness(v) > goodness(b)) {
+                best = Some((m, v));
+            }
+        }
+        Ok(best.map(|(m, v)| (m, Dtw::from_code(v))))
+    }
+}
+
+struct Source<'a> {
+    tb: &'a Tablebase,
+    kind: ValueKind,
+}
+
+impl ValueSource for Source<'_> {
+    type Error = ProbeError;
+
+    fn stored(&self, pos: &Position) -> Result<u16, ProbeError> {
+        let material = pos.material();
+        let table = self.tb.table(material, self.kind)?;
+        let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
+        let side = match pos.side_to_move() {
+            Color::White => 0,
+            Color::Black => 1,
+        };
+        let raw = table
+            .value(side, index)
+            .map_err(|e| ProbeError::Table(Arc::new(e)))?;
+        Ok(match self.kind {
+            ValueKind::Dtw => raw,
+            ValueKind::Wld => code_of_wld(match raw {
+                WLD_WIN => Wld::Win,
+                WLD_LOSS => Wld::Loss,
+                WLD_DRAW => Wld::Draw,
+                _ => Wld::Draw, // the reader refuses code 3 before this point
+            }),
+        })
+    }
+}
+
+/// `english-1011.wld` -> (1011, Wld) for variant `english`.
+pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind)> {
+    let rest = name.strip_prefix(variant)?.strip_prefix('-')?;
+    let (digits, ext) = rest.split_once('.')?;
+    let kind = match ext {
+        "wld" => ValueKind::Wld,
+        "dtw" => ValueKind::Dtw,
+        _ => return None,
+    };
+    let m = Material::parse(digits)?;
+    m.is_canonical().then_some((m, kind))
+}
