@@ -71,6 +71,10 @@ enum Command {
         /// Read positions from FILE, one FEN per line (`-` for standard input).
         #[arg(long, value_name = "FILE")]
         batch: Option<PathBuf>,
+        /// Play the best line to the end of the game and print each move with the distance
+        /// left (needs the DTW tables).
+        #[arg(long)]
+        line: bool,
         /// Positions in PDN FEN.
         fens: Vec<String>,
     },
@@ -80,6 +84,18 @@ enum Command {
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
         /// One JSON object per table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check every table: checksums, and every stored value against its successors' values.
+    Verify {
+        /// Variant preset.
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Directory holding the tables.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// One JSON object per slice and a summary.
         #[arg(long)]
         json: bool,
     },
@@ -145,8 +161,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             dir,
             json,
             batch,
+            line,
             fens,
-        } => probe(&variant, &dir, json, batch, fens),
+        } => probe(&variant, &dir, json, batch, line, fens),
+        Command::Verify { variant, dir, json } => verify(&variant, &dir, json),
         Command::Info { dir, json } => info(&dir, json),
         Command::Perft {
             variant,
@@ -349,6 +367,7 @@ fn probe(
     dir: &Path,
     json: bool,
     batch: Option<PathBuf>,
+    line: bool,
     mut fens: Vec<String>,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
@@ -383,6 +402,34 @@ fn probe(
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for f in &fens {
+        if line {
+            match play_line(&tb, &rules, f) {
+                Ok(steps) => {
+                    if json {
+                        let moves: Vec<_> = steps
+                            .iter()
+                            .map(|(m, d, after)| json!({"move": m, "dtw": d, "fen": after}))
+                            .collect();
+                        writeln!(out, "{}", json!({"fen": f, "line": moves}))?;
+                    } else {
+                        writeln!(out, "{f}")?;
+                        for (i, (m, d, after)) in steps.iter().enumerate() {
+                            let d = d.map_or("draw".to_string(), |d| format!("{d} plies left"));
+                            writeln!(out, "{:>4}. {m:<12} {d:<16} {after}", i + 1)?;
+                        }
+                    }
+                }
+                Err(e) => {
+                    failed = true;
+                    if json {
+                        writeln!(out, "{}", json!({"fen": f, "error": e.to_string()}))?;
+                    } else {
+                        eprintln!("dtb: {f}: {e:#}");
+                    }
+                }
+            }
+            continue;
+        }
         match probe_one(&tb, &rules, f) {
             Ok((wld, dtw, best)) => {
                 if json {
@@ -416,6 +463,110 @@ fn probe(
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// Most plies `--line` plays from a drawn position.
+const DRAW_LINE_PLIES: usize = 40;
+
+/// The best line from `f`: (move, plies left after it, FEN after it) per ply, until the game
+/// ends (or [`DRAW_LINE_PLIES`] plies of a draw).
+fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<Vec<(String, Option<u16>, String)>> {
+    let mut pos = fen::parse(f, rules)?;
+    let mut steps = Vec::new();
+    let start = tb.probe_dtw(&pos)?;
+    let limit = match start.plies {
+        Some(p) => p as usize,
+        None => DRAW_LINE_PLIES,
+    };
+    while steps.len() < limit {
+        let Some((m, _)) = tb.best_move(&pos)? else {
+            break;
+        };
+        let mut moves = Vec::new();
+        legal_moves(rules, &pos, Counting::Unique, &mut moves);
+        let name = pdn_in(&m, &moves);
+        pos = m.apply(&pos);
+        let after = if pos.pieces(pos.side_to_move().opponent()) == 0
+            || pos.pieces(pos.side_to_move()) == 0
+        {
+            Some(0)
+        } else {
+            tb.probe_dtw(&pos)?.plies
+        };
+        steps.push((name, after, fen::write(&pos)));
+    }
+    Ok(steps)
+}
+
+fn verify(variant: &str, dir: &Path, json: bool) -> Result<ExitCode> {
+    let rules = rules_named(variant)?;
+    if !dir.is_dir() {
+        bail!("table directory {} does not exist", dir.display());
+    }
+    let files = crate::verify::table_files(dir, &rules);
+    if files.is_empty() {
+        bail!("no {} tables in {}", rules.name, dir.display());
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} positions {per_sec} ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let t0 = Instant::now();
+    let reports = crate::verify::verify_dir(dir, rules, &|n| {
+        bar.inc_length(n);
+        bar.inc(n)
+    })?;
+    bar.finish_and_clear();
+    let mut bad = 0usize;
+    let mut positions = 0u64;
+    for r in &reports {
+        positions += r.positions;
+        bad += usize::from(!r.problems.is_empty());
+        if json {
+            let problems: Vec<_> = r
+                .problems
+                .iter()
+                .map(|p| json!({"where": p.what, "problem": p.message}))
+                .collect();
+            println!(
+                "{}",
+                json!({"slice": r.material.to_string(), "positions": r.positions, "ok": r.problems.is_empty(), "problems": problems})
+            );
+        } else if r.problems.is_empty() {
+            println!("slice {}: ok ({} positions)", r.material, r.positions);
+        } else {
+            println!("slice {}: FAILED", r.material);
+            for p in &r.problems {
+                println!("  {}: {}", p.what, p.message);
+            }
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            json!({"summary": true, "slices": reports.len(), "failed": bad, "positions": positions, "seconds": secs})
+        );
+    } else {
+        println!(
+            "{} slices, {} positions checked in {:.1} s: {}",
+            reports.len(),
+            positions,
+            secs,
+            if bad == 0 {
+                "all ok".to_string()
+            } else {
+                format!("{bad} FAILED")
+            }
+        );
+    }
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

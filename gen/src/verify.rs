@@ -1,0 +1,226 @@
+//! `dtb verify`: every file's checksums, and every stored value against its successors.
+//!
+//! With exact distances, local consistency is a proof of correctness: a win in `d` plies
+//! needs a successor lost in `d - 1`, a loss in `d` needs every successor won in at most
+//! `d - 1` and one in exactly `d - 1`, so by induction on `d` every win and loss is real, and a
+//! draw that had a winning move would see a successor marked lost.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use dtb_probe::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::index::SliceIndex;
+use dtb_probe::movegen::{legal_moves, Counting};
+use dtb_probe::rules::{BlockedOutcome, Color, Rules};
+use dtb_probe::tablebase::parse_file_name;
+use dtb_probe::value::{goodness, is_capture_position, parent_code, wld_of, Wld, DRAW, LOST};
+use dtb_probe::{fen, Material, Tablebase};
+use rayon::prelude::*;
+
+/// One disagreement found.
+#[derive(Clone, Debug)]
+pub struct Problem {
+    /// The file or slice concerned.
+    pub what: String,
+    pub message: String,
+}
+
+/// Outcome of verifying one slice.
+#[derive(Clone, Debug)]
+pub struct SliceReport {
+    pub material: Material,
+    pub positions: u64,
+    pub problems: Vec<Problem>,
+}
+
+/// Check every table file of `rules`' variant in `dir`: checksums, then values. `progress`
+/// is called with positions checked.
+///
+/// # Errors
+/// Only if the directory cannot be listed; file problems are reported, not returned.
+pub fn verify_dir(
+    dir: &Path,
+    rules: Rules,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SliceReport>, dtb_probe::ProbeError> {
+    let tb = Tablebase::with_cache_bytes(rules, 256 << 20);
+    let mut tb = tb;
+    tb.add_directory(dir)?;
+    let mut slices: Vec<Material> = tb.materials(ValueKind::Wld);
+    for m in tb.materials(ValueKind::Dtw) {
+        if !slices.contains(&m) {
+            slices.push(m);
+        }
+    }
+    slices.sort_by_key(|m| (m.pieces(), m.men(), *m));
+    let mut reports = Vec::new();
+    for m in slices {
+        reports.push(verify_slice(&tb, &rules, m, dir, progress));
+    }
+    Ok(reports)
+}
+
+fn file_of(dir: &Path, rules: &Rules, m: Material, kind: ValueKind) -> PathBuf {
+    dir.join(format!("{}-{m}.{}", rules.name, kind.extension()))
+}
+
+fn verify_slice(
+    tb: &Tablebase,
+    rules: &Rules,
+    m: Material,
+    dir: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> SliceReport {
+    let mut problems = Vec::new();
+    let mut tables = Vec::new();
+    for kind in [ValueKind::Wld, ValueKind::Dtw] {
+        let what = file_of(dir, rules, m, kind).display().to_string();
+        match tb.table(m, kind) {
+            Ok(t) => match t.verify_payload() {
+                Ok(()) => tables.push(Some(t)),
+                Err(e) => {
+                    problems.push(Problem {
+                        what,
+                        message: e.to_string(),
+                    });
+                    tables.push(None);
+                }
+            },
+            Err(e) => {
+                problems.push(Problem {
+                    what,
+                    message: e.to_string(),
+                });
+                tables.push(None);
+            }
+        }
+    }
+    let ix = SliceIndex::new(m, rules.geometry());
+    let n = ix.size();
+    let (Some(wld), Some(dtw)) = (tables[0], tables[1]) else {
+        return SliceReport {
+            material: m,
+            positions: 0,
+            problems,
+        };
+    };
+    let sides: Vec<Color> = [Color::White, Color::Black]
+        .into_iter()
+        .filter(|c| dtw.header().side_stored(c.index()))
+        .collect();
+    let found = Mutex::new(Vec::new());
+    let bad = AtomicU64::new(0);
+    const CHUNK: u64 = 1 << 12;
+    let total = n * sides.len() as u64;
+    (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        let mut moves = Vec::new();
+        let lo = c * CHUNK;
+        let hi = (lo + CHUNK).min(total);
+        for g in lo..hi {
+            let side = sides[(g / n) as usize];
+            let i = g % n;
+            let pos = ix.unindex(i, side);
+            legal_moves(rules, &pos, Counting::Unique, &mut moves);
+            if is_capture_position(rules, &moves) {
+                continue;
+            }
+            let expected: Result<u16, String> = if moves.is_empty() {
+                Ok(match rules.blocked {
+                    BlockedOutcome::Loss => LOST,
+                    BlockedOutcome::Draw => DRAW,
+                })
+            } else {
+                let mut best: Option<u16> = None;
+                let mut err = None;
+                for mv in &moves {
+                    match tb.probe_dtw(&mv.apply(&pos)) {
+                        Ok(d) => {
+                            let code = match d.plies {
+                                Some(p) => p + 1,
+                                None => DRAW,
+                            };
+                            let v = parent_code(code);
+                            if best.is_none_or(|b| goodness(v) > goodness(b)) {
+                                best = Some(v);
+                            }
+                        }
+                        Err(e) => {
+                            err = Some(e.to_string());
+                            break;
+                        }
+                    }
+                }
+                match err {
+                    Some(e) => Err(e),
+                    None => Ok(best.unwrap_or(LOST)),
+                }
+            };
+            let stored = dtw.value(side.index(), i).map_err(|e| e.to_string());
+            let stored_wld = wld.value(side.index(), i).map_err(|e| e.to_string());
+            let msg = match (expected, stored, stored_wld) {
+                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Some(e),
+                (Ok(e), Ok(s), Ok(w)) => {
+                    let w_expected = match wld_of(e) {
+                        Wld::Win => WLD_WIN,
+                        Wld::Loss => WLD_LOSS,
+                        Wld::Draw => WLD_DRAW,
+                    };
+                    if e != s {
+                        Some(format!(
+                            "DTW stores code {s} ({:?}), successors give {e} ({:?})",
+                            wld_of(s),
+                            wld_of(e)
+                        ))
+                    } else if w != w_expected {
+                        Some(format!("WLD stores {w}, successors give {:?}", wld_of(e)))
+                    } else {
+                        None
+                    }
+                }
+            };
+            if let Some(message) = msg {
+                if bad.fetch_add(1, Relaxed) < 20 {
+                    found.lock().expect("no panics while held").push(Problem {
+                        what: format!("slice {m} index {i} {}", fen::write(&pos)),
+                        message,
+                    });
+                }
+            }
+        }
+        progress(hi - lo);
+    });
+    let mut found = found.into_inner().expect("no panics while held");
+    found.sort_by(|a, b| a.what.cmp(&b.what));
+    let extra = bad.load(Relaxed).saturating_sub(found.len() as u64);
+    problems.extend(found);
+    if extra > 0 {
+        problems.push(Problem {
+            what: format!("slice {m}"),
+            message: format!("{extra} more mismatching positions"),
+        });
+    }
+    SliceReport {
+        material: m,
+        positions: total,
+        problems,
+    }
+}
+
+/// Table files of `dir` whose names look like another variant's or are unreadable are not
+/// this command's business; this lists the ones it checks, for messages.
+pub fn table_files(dir: &Path, rules: &Rules) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| parse_file_name(n, rules.name).is_some())
+        })
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
