@@ -159,6 +159,18 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Remove the temporary files an interrupted writer left (`.<name>.<random>.tmp`); only
+/// called while holding the directory lock, so no writer of ours is using them.
+fn remove_stale_temporaries(dir: &std::path::Path) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') && name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Whether the files of slice `m` are finished: both exist, open, match the plan and pass
 /// their checksums.
 fn finished(plan: &Plan, m: Material) -> bool {
@@ -235,6 +247,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             })
         }
     }
+    remove_stale_temporaries(&plan.out);
     let mut store = Store::new(plan.rules);
     let mut all = Vec::new();
     let total = plan.slices.len();
