@@ -1,0 +1,190 @@
+//! Distance tables end to end: the longest win, parity, best lines, and `dtb verify` catching
+//! a changed value that keeps valid checksums.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::OnceLock;
+
+use dtb_gen::build::{self, Plan, Quiet};
+use dtb_gen::write::{write_table, TableData};
+use dtb_probe::format::{unpack_value, ValueKind};
+use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::value::{wld_of, Wld};
+use dtb_probe::{fen, Rules, Tablebase};
+
+fn tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let plan = Plan::new(Rules::ENGLISH, 4, dir.path()).expect("plan");
+        build::run(&plan, &Quiet).expect("build 2-4");
+        dir
+    })
+    .path()
+}
+
+fn read_all(path: &Path) -> (dtb_probe::format::Header, Vec<Vec<u16>>) {
+    let t = TableFile::open(path, std::sync::Arc::new(BlockCache::new(1 << 20))).unwrap();
+    let h = t.header().clone();
+    let mut sides = Vec::new();
+    let mut block = 0;
+    for s in 0..2 {
+        if !h.side_stored(s) {
+            continue;
+        }
+        let mut v = Vec::new();
+        for _ in 0..h.blocks_per_side() {
+            let raw = t.read_block(block).unwrap();
+            for j in 0..h.block_values(block) {
+                v.push(unpack_value(h.value_width, &raw, j).unwrap());
+            }
+            block += 1;
+        }
+        sides.push(v);
+    }
+    (h, sides)
+}
+
+#[test]
+fn longest_win_is_109_plies_and_wld_agrees_with_dtw_parity() {
+    let dir = tables();
+    let mut longest = 0;
+    let mut files = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().and_then(|e| e.to_str()) != Some("dtw") {
+            continue;
+        }
+        files += 1;
+        let (h, dtw) = read_all(&p);
+        let (_, wld) = read_all(&p.with_extension("wld"));
+        longest = longest.max(h.max_plies);
+        for (d, w) in dtw.iter().zip(&wld) {
+            assert_eq!(d.len(), w.len());
+            for (&dc, &wc) in d.iter().zip(w) {
+                let expect = match wld_of(dc) {
+                    Wld::Draw => 0,
+                    Wld::Win => 1,
+                    Wld::Loss => 2,
+                };
+                assert_eq!(wc, expect, "{}", p.display());
+            }
+        }
+    }
+    assert_eq!(files, 23);
+    // ../shared/data/README.md: the longest win over 2-4 pieces is 109 plies (two men v two).
+    assert_eq!(longest, 109);
+    let tb = Tablebase::open(dir, Rules::ENGLISH).unwrap();
+    let d = tb.materials(ValueKind::Dtw);
+    assert_eq!(d.len(), 23);
+}
+
+/// Playing the best moves from a won position ends the game in exactly the promised plies,
+/// and every step's distance drops by one.
+#[test]
+fn best_lines_end_in_exactly_the_promised_plies() {
+    let rules = Rules::ENGLISH;
+    let tb = Tablebase::open(tables(), rules).unwrap();
+    for f in [
+        "W:W18,25:BK13",
+        "B:WK32:B19,K26",
+        "W:WK4,30:BK26,K29",
+        "W:WK18:B24,K29",
+        "B:WK1,19:BK7",
+    ] {
+        let mut pos = fen::parse(f, &rules).unwrap();
+        let start = tb.probe_dtw(&pos).unwrap().plies.expect("decided");
+        let mut plies = 0;
+        while let Some((m, after)) = tb.best_move(&pos).unwrap() {
+            pos = m.apply(&pos);
+            plies += 1;
+            let left = tb.probe_dtw(&pos).unwrap().plies.unwrap();
+            assert_eq!(after.plies, Some(start - plies + 1), "{f} ply {plies}");
+            assert_eq!(left, start - plies, "{f} ply {plies}");
+            assert!(plies <= start, "{f}: line longer than promised");
+        }
+        assert_eq!(plies, start, "{f}");
+    }
+}
+
+fn dtb(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_dtb"))
+        .args(args)
+        .output()
+        .expect("run dtb")
+}
+
+#[test]
+fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
+    let good = tables();
+    let out = dtb(&["verify", "--dir", good.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("23 slices, 6408836 positions checked"),
+        "{text}"
+    );
+
+    // Copy, then rewrite one DTW file with one non-capture value changed (checksums valid).
+    let bad = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(good).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            std::fs::copy(&p, bad.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let path = bad.path().join("english-1111.dtw");
+    let (h, mut sides) = read_all(&path);
+    // Index 1000 of White to move: find a non-capture position near it and change its value.
+    let rules = Rules::ENGLISH;
+    let ix =
+        dtb_probe::index::SliceIndex::new(dtb_probe::Material::new(1, 1, 1, 1), rules.geometry());
+    let mut i = 1000;
+    let mut moves = Vec::new();
+    loop {
+        let p = ix.unindex(i, dtb_probe::Color::White);
+        dtb_probe::movegen::legal_moves(
+            &rules,
+            &p,
+            dtb_probe::movegen::Counting::Unique,
+            &mut moves,
+        );
+        if !moves.is_empty() && !moves[0].is_capture() && sides[0][i as usize] != 0 {
+            break;
+        }
+        i += 1;
+    }
+    sides[0][i as usize] = 0; // claim a draw where the successors say otherwise
+    let data = TableData {
+        header: h,
+        sides: sides.iter().map(|v| v.as_slice()).collect(),
+    };
+    write_table(&path, &data, 3).unwrap();
+    let out = dtb(&["verify", "--dir", bad.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("slice 1111: FAILED"), "{text}");
+    assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
+    assert!(text.contains("1 FAILED"), "{text}");
+}
+
+#[test]
+fn probe_line_cli_prints_every_move_down_to_zero() {
+    let out = dtb(&[
+        "probe",
+        "--dir",
+        tables().to_str().unwrap(),
+        "--json",
+        "--line",
+        "W:W18,25:BK13",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let line = v["line"].as_array().unwrap();
+    // english-4piece-sample.tsv: W:W18,25:BK13 wins in 53 plies.
+    assert_eq!(line.len(), 53);
+    for (k, step) in line.iter().enumerate() {
+        assert_eq!(step["dtw"].as_u64(), Some(52 - k as u64));
+    }
+    assert_eq!(line[52]["fen"], "B:WK4,K28:B");
+}
