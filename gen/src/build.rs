@@ -70,6 +70,8 @@ pub struct Plan {
     pub out: PathBuf,
     /// Slices in solve order.
     pub slices: Vec<Material>,
+    /// zstd compression level of the files (1..=22).
+    pub zstd_level: i32,
 }
 
 impl Plan {
@@ -86,6 +88,7 @@ impl Plan {
             pieces,
             out: out.into(),
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
+            zstd_level: ZSTD_LEVEL,
         })
     }
 
@@ -327,7 +330,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 header: header(plan, &solved, ValueKind::Dtw, sides_bits),
                 sides: stored.clone(),
             },
-            ZSTD_LEVEL,
+            plan.zstd_level,
         )?;
         let wld: Vec<Vec<u16>> = stored.iter().map(|s| wld_codes(s)).collect();
         let wld_bytes = write_table(
@@ -336,7 +339,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 header: header(plan, &solved, ValueKind::Wld, sides_bits),
                 sides: wld.iter().map(|v| v.as_slice()).collect(),
             },
-            ZSTD_LEVEL,
+            plan.zstd_level,
         )?;
         let c = solved.counts;
         let counts = if symmetric {

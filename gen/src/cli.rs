@@ -53,6 +53,9 @@ enum Command {
         /// Worker threads (default: one per core).
         #[arg(long)]
         threads: Option<usize>,
+        /// zstd level of the table files (1..=22; higher is smaller and slower to write).
+        #[arg(long, default_value_t = build::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
+        zstd_level: i32,
         /// Print one JSON object per slice and a summary, instead of text.
         #[arg(long)]
         json: bool,
@@ -154,8 +157,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             pieces,
             out,
             threads,
+            zstd_level,
             json,
-        } => gen(&variant, pieces, out, threads, json),
+        } => gen(&variant, pieces, out, threads, zstd_level, json),
         Command::Probe {
             variant,
             dir,
@@ -286,10 +290,12 @@ fn gen(
     pieces: u32,
     out: PathBuf,
     threads: Option<usize>,
+    zstd_level: i32,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
-    let plan = Plan::new(rules, pieces, out)?;
+    let mut plan = Plan::new(rules, pieces, out)?;
+    plan.zstd_level = zstd_level;
     let threads =
         threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if threads == 0 {

@@ -146,31 +146,41 @@ fn compress_blocks(
     data: &TableData,
     zstd_level: i32,
 ) -> Result<Vec<Vec<u8>>, WriteError> {
-    let mut compressor =
-        zstd::bulk::Compressor::new(zstd_level).map_err(|source| WriteError::Compress {
-            path: path.to_path_buf(),
-            block: 0,
-            source,
-        })?;
+    use rayon::prelude::*;
     let block_len = header.block_len as usize;
-    let mut blocks = Vec::with_capacity(header.block_count as usize);
-    for side in &data.sides {
-        for chunk in side.chunks(block_len) {
-            let block = blocks.len() as u32;
-            let raw = pack_values(header.value_width, chunk).map_err(|e| WriteError::Invalid {
-                path: path.to_path_buf(),
-                reason: format!("block {block}: {e}"),
-            })?;
-            let compressed = compressor
-                .compress(&raw)
-                .map_err(|source| WriteError::Compress {
+    let chunks: Vec<&[u16]> = data
+        .sides
+        .iter()
+        .flat_map(|side| side.chunks(block_len))
+        .collect();
+    // Blocks are independent: compress them on all worker threads, one compressor each.
+    let blocks = chunks
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || zstd::bulk::Compressor::new(zstd_level),
+            |compressor, (i, chunk)| {
+                let block = i as u32;
+                let compressor = compressor.as_mut().map_err(|e| WriteError::Compress {
                     path: path.to_path_buf(),
                     block,
-                    source,
+                    source: std::io::Error::new(e.kind(), e.to_string()),
                 })?;
-            blocks.push(compressed);
-        }
-    }
+                let raw =
+                    pack_values(header.value_width, chunk).map_err(|e| WriteError::Invalid {
+                        path: path.to_path_buf(),
+                        reason: format!("block {block}: {e}"),
+                    })?;
+                compressor
+                    .compress(&raw)
+                    .map_err(|source| WriteError::Compress {
+                        path: path.to_path_buf(),
+                        block,
+                        source,
+                    })
+            },
+        )
+        .collect::<Result<Vec<Vec<u8>>, WriteError>>()?;
     if blocks.len() != header.block_count as usize {
         return Err(WriteError::Invalid {
             path: path.to_path_buf(),
