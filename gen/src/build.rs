@@ -25,9 +25,10 @@ pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
 /// zstd level of both kinds of files.
 pub const ZSTD_LEVEL: i32 = 19;
-/// Bytes of working memory per position (side to move counted) while solving: value,
-/// successor counter, exit bits, plus the result and lists.
-pub const SOLVE_BYTES_PER_POSITION: u64 = 12;
+/// Bytes of working memory per position (side to move counted) while solving: state (2),
+/// successor counter (1), exit bits (2), true values (2), stored codes (2), WLD codes while
+/// writing (2), and the per-level lists (8, in the worst case every position once).
+pub const SOLVE_BYTES_PER_POSITION: u64 = 19;
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 

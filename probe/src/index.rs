@@ -70,30 +70,64 @@ fn rank_in(bb: u64, free: u64) -> u64 {
 #[inline]
 fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
     let mut out = 0u64;
+    let mut hi = free.count_ones(); // positions are < hi
     let mut i = k;
-    let n = free.count_ones();
-    let mut hi = n; // positions are < hi
     while i > 0 {
-        // largest p < hi with C(p, i) <= r
-        let mut p = hi - 1;
-        while binom(p, i) > r {
-            p -= 1;
+        // Largest p in [i-1, hi-1] with C(p, i) <= r, by binary search (C(p, i) grows with p).
+        let (mut lo, mut top) = (i - 1, hi - 1);
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if binom(mid, i) <= r {
+                lo = mid;
+            } else {
+                top = mid - 1;
+            }
         }
-        r -= binom(p, i);
-        out |= select(free, p);
-        hi = p;
+        r -= binom(lo, i);
+        out |= select(free, lo);
+        hi = lo;
         i -= 1;
     }
     out
 }
 
-/// The bit of the `n`-th (0-based) set bit of `x`.
-#[inline]
-fn select(mut x: u64, n: u32) -> u64 {
-    for _ in 0..n {
-        x &= x - 1;
+/// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of byte `b` (8 if none).
+static SELECT_IN_BYTE: [[u8; 8]; 256] = build_select();
+
+const fn build_select() -> [[u8; 8]; 256] {
+    let mut t = [[8u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b >> bit & 1 == 1 {
+                t[b][k] = bit as u8;
+                k += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
     }
-    x & x.wrapping_neg()
+    t
+}
+
+/// The bit of the `n`-th (0-based) set bit of `x` (`x` has more than `n` set bits).
+#[inline]
+fn select(x: u64, mut n: u32) -> u64 {
+    let mut shift = 0u32;
+    loop {
+        let byte = (x >> shift) & 0xFF;
+        let c = byte.count_ones();
+        if n < c {
+            return 1u64 << (shift + SELECT_IN_BYTE[byte as usize][n as usize] as u32);
+        }
+        n -= c;
+        shift += 8;
+        if shift >= 64 {
+            return 0;
+        }
+    }
 }
 
 /// Indexer for one slice on one board. Cheap to build (no tables).
@@ -237,6 +271,16 @@ impl SliceIndex {
 mod tests {
     use super::*;
     use crate::board::{GEOMETRY_10, GEOMETRY_8};
+
+    #[test]
+    fn select_finds_the_nth_set_bit() {
+        let x = 0b1011_0000_0000_0000_0101_0010u64 | (1 << 63);
+        let bits: Vec<u64> = (0..x.count_ones()).map(|n| select(x, n)).collect();
+        assert_eq!(
+            bits,
+            vec![1 << 1, 1 << 4, 1 << 6, 1 << 20, 1 << 21, 1 << 23, 1 << 63]
+        );
+    }
 
     #[test]
     fn binomials() {
