@@ -17,7 +17,7 @@
 
 use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
 
-use dtb_probe::index::SliceIndex;
+use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::material::Material;
 use dtb_probe::movegen::{legal_moves, quiet_unmoves, Counting};
 use dtb_probe::position::Position;
@@ -120,11 +120,12 @@ where
             let mut resolved = Vec::new();
             let mut cands = Vec::new();
             let mut moves = Vec::new();
+            let mut men = MenCache::default();
             let lo = c * CHUNK;
             let hi = (lo + CHUNK).min(total);
             for g in lo..hi {
                 let side = side_of(g);
-                let pos = ix.unindex(g % n, side);
+                let pos = ix.unindex_cached(g % n, side, &mut men);
                 legal_moves(rules, &pos, Counting::Unique, &mut moves);
                 if moves.is_empty() {
                     let v = match rules.blocked {

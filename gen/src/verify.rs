@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use dtb_probe::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::tablebase::parse_file_name;
@@ -115,12 +115,13 @@ fn verify_slice(
     let total = n * sides.len() as u64;
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         let mut moves = Vec::new();
+        let mut men = MenCache::default();
         let lo = c * CHUNK;
         let hi = (lo + CHUNK).min(total);
         for g in lo..hi {
             let side = sides[(g / n) as usize];
             let i = g % n;
-            let pos = ix.unindex(i, side);
+            let pos = ix.unindex_cached(i, side, &mut men);
             legal_moves(rules, &pos, Counting::Unique, &mut moves);
             if is_capture_position(rules, &moves) {
                 continue;

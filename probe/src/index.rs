@@ -72,7 +72,7 @@ fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
     let mut out = 0u64;
     let mut hi = free.count_ones(); // positions are < hi
     let mut i = k;
-    while i > 0 {
+    while i > 1 {
         // Largest p in [i-1, hi-1] with C(p, i) <= r, by binary search (C(p, i) grows with p).
         let (mut lo, mut top) = (i - 1, hi - 1);
         while lo < top {
@@ -87,6 +87,10 @@ fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
         out |= select(free, lo);
         hi = lo;
         i -= 1;
+    }
+    if i == 1 {
+        // C(p, 1) = p: the last element's position is the remaining rank.
+        out |= select(free, r as u32);
     }
     out
 }
@@ -235,18 +239,39 @@ impl SliceIndex {
 
     /// The position with index `idx` (< [`SliceIndex::size`]) and side to move `side`.
     pub fn unindex(&self, idx: u64, side: Color) -> Position {
-        debug_assert!(idx < self.size);
+        let (wmen, bmen) = self.men_of(idx / self.king_block);
+        self.with_kings(wmen, bmen, idx % self.king_block, side)
+    }
+
+    /// As [`SliceIndex::unindex`], reusing the men placement decoded last time when `idx` has
+    /// the same one (consecutive indices differ only in the kings): the fast way to walk a
+    /// range of indices in order.
+    #[inline]
+    pub fn unindex_cached(&self, idx: u64, side: Color, cache: &mut MenCache) -> Position {
+        let group = idx / self.king_block;
+        if cache.group != group {
+            let (w, b) = self.men_of(group);
+            *cache = MenCache {
+                group,
+                wmen: w,
+                bmen: b,
+            };
+        }
+        self.with_kings(cache.wmen, cache.bmen, idx % self.king_block, side)
+    }
+
+    /// The men of men-placement number `group` (= index / king placements per men placement).
+    fn men_of(&self, group: u64) -> (u64, u64) {
         let m = &self.material;
         let s = self.g.squares as u32;
         let half = self.g.half() as u32;
         let mid_n = s - 2 * half;
+        let idx = group * self.king_block;
         let mut j = 0u32;
         while j < half.min(m.white_men as u32) && self.j_offset[j as usize + 1] <= idx {
             j += 1;
         }
-        let rest = idx - self.j_offset[j as usize];
-        let men_idx = rest / self.king_block;
-        let king_idx = rest % self.king_block;
+        let men_idx = group - self.j_offset[j as usize] / self.king_block;
         let mid = m.white_men as u32 - j;
         let black_n = binom(s - half - mid, m.black_men as u32);
         let black_rank = men_idx % black_n;
@@ -256,6 +281,12 @@ impl SliceIndex {
         let mid_men = unrank_in(white_idx % mid_count, mid, self.middle);
         let wmen = home_men | mid_men;
         let bmen = unrank_in(black_rank, m.black_men as u32, self.black_men_ok & !wmen);
+        (wmen, bmen)
+    }
+
+    #[inline]
+    fn with_kings(&self, wmen: u64, bmen: u64, king_idx: u64, side: Color) -> Position {
+        let m = &self.material;
         let bk_n = binom(
             self.free_after_men - m.white_kings as u32,
             m.black_kings as u32,
@@ -264,6 +295,24 @@ impl SliceIndex {
         let wk = unrank_in(king_idx / bk_n, m.white_kings as u32, empty);
         let bk = unrank_in(king_idx % bk_n, m.black_kings as u32, empty & !wk);
         Position::from_parts(wmen | wk, bmen | bk, wk | bk, side)
+    }
+}
+
+/// The men placement decoded last by [`SliceIndex::unindex_cached`].
+#[derive(Clone, Copy, Debug)]
+pub struct MenCache {
+    group: u64,
+    wmen: u64,
+    bmen: u64,
+}
+
+impl Default for MenCache {
+    fn default() -> Self {
+        MenCache {
+            group: u64::MAX,
+            wmen: 0,
+            bmen: 0,
+        }
     }
 }
 
@@ -311,8 +360,10 @@ mod tests {
                 for mat in [m, m.mirror()] {
                     let ix = SliceIndex::new(mat, g);
                     let mut seen = std::collections::HashSet::new();
+                    let mut cache = MenCache::default();
                     for i in 0..ix.size() {
                         let p = ix.unindex(i, Color::White);
+                        assert_eq!(p, ix.unindex_cached(i, Color::White, &mut cache));
                         assert_eq!(p.material(), mat);
                         assert_eq!(ix.index(&p), i, "{mat} {i}");
                         assert!(seen.insert((p.white(), p.black(), p.kings())));
