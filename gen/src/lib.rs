@@ -1,3 +1,21 @@
+//! Generate draughts endgame tablebases by retrograde analysis; the library behind `dtb`.
+//!
+//! A build ([`build::run`] of a [`build::Plan`]) solves every slice (material signature) of a
+//! variant up to N pieces in dependency order ([`solve`]), keeps the solved values in memory
+//! ([`store`]) for the slices that depend on them, and writes each slice's WLD and DTW files
+//! atomically ([`mod@write`]). [`verify`] re-checks every stored value against its successors;
+//! [`cli`] is the `dtb` command line.
+//!
+//! ```no_run
+//! use dtb_gen::build::{self, Plan, Quiet};
+//! use dtb_probe::Rules;
+//!
+//! let plan = Plan::new(Rules::ENGLISH, 4, "tables")?; // checked before any work starts
+//! let stats = build::run(&plan, &Quiet)?; // resumes: finished slices are only loaded
+//! println!("{} slices", stats.len());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
 pub mod build;
 pub mod cli;
 pub mod solve;

@@ -1,3 +1,35 @@
+//! Probe draughts endgame tablebases built by `dtb gen`.
+//!
+//! `dtb-probe` is what an engine links: the rules of each variant as data ([`Rules`]), positions
+//! and PDN FEN ([`Position`], [`fen`]), legal move generation ([`movegen`]), the slice index
+//! ([`index`]), the table file format ([`mod@format`], [`table`]) and [`Tablebase`], which answers
+//! win/loss/draw ([`Wld`]) and the exact distance to the end of the game in plies ([`Dtw`]) for
+//! any legal position within the tables, resolving captures by search.
+//!
+//! ```no_run
+//! use dtb_probe::{fen, Rules, Tablebase, Wld};
+//!
+//! let rules = Rules::ENGLISH;
+//! // Lists the directory; each file is opened (memory-mapped) on first use.
+//! let tb = Tablebase::open("tables", rules)?;
+//! let pos = fen::parse("W:WK32:BK26", &rules)?;
+//! assert_eq!(tb.probe_wld(&pos)?, Wld::Win);
+//! let dtw = tb.probe_dtw(&pos)?; // plies to the end of the game, winner fastest
+//! assert_eq!(dtw.plies, Some(9));
+//! if let Some((best, value)) = tb.best_move(&pos)? {
+//!     println!("{} keeps the {} in {:?} plies", best.to_pdn(false), value.wld, value.plies);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Probes take `&self`: share one [`Tablebase`] between search threads. Every failure is a
+//! [`ProbeError`] (illegal position, missing table, corrupt or foreign file naming its path);
+//! no input makes a probe panic or guess.
+//!
+//! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by
+//! [`value::resolve`] -> [`value::normalize`] (colour symmetry) -> [`index::SliceIndex`] ->
+//! [`table::TableFile::value`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
+
 pub mod board;
 pub mod fen;
 pub mod format;
