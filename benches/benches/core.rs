@@ -1,1 +1,300 @@
-fn main() {}
+//! Criterion benchmarks of the hot paths, English rules throughout:
+//!
+//! - `movegen`: `legal_moves` over a fixed set of positions (all, quiet only, capture only),
+//!   and perft depth 7 from the start position.
+//! - `index`: `SliceIndex::index` and `unindex` on the 6-piece slice 2121.
+//! - `solve`: `solve_slice` of the 4-piece slice 1111, its dependencies solved in setup.
+//! - `probe`: `probe_wld` and `probe_dtw` of 4-piece positions (quiet, and capture ones
+//!   resolved by search) on the 2-4 piece tables built in setup, with a warm block cache and with a cache that keeps nothing (every
+//!   look-up decompresses its block).
+//!
+//! Every position set is made deterministically by unindexing pseudo-random indices (a fixed
+//! seed), so runs compare. Throughput is in positions (perft: leaf nodes; solve: positions
+//! of both sides to move). Run with `cargo bench -p dtb-benches`; measurement times are
+//! short so the whole run takes a few minutes on two cores.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use dtb_gen::build::{self, Plan, Quiet};
+use dtb_gen::solve::solve_slice;
+use dtb_gen::store::Store;
+use dtb_probe::index::SliceIndex;
+use dtb_probe::movegen::{legal_moves, perft, Counting, Move};
+use dtb_probe::{Color, Material, Position, Rules, Tablebase};
+
+const RULES: Rules = Rules::ENGLISH;
+
+/// SplitMix64: a small deterministic generator, enough to pick indices.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `0..n` (n > 0); the modulo bias is irrelevant here.
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn material(digits: &str) -> Material {
+    Material::parse(digits).expect("four digits")
+}
+
+/// `per_slice` positions of each slice, from pseudo-random indices, the side to move
+/// alternating.
+fn sample(slices: &[Material], per_slice: usize, seed: u64) -> Vec<Position> {
+    let mut rng = SplitMix64(seed);
+    let mut out = Vec::with_capacity(slices.len() * per_slice);
+    for &m in slices {
+        let ix = SliceIndex::new(m, RULES.geometry());
+        for k in 0..per_slice {
+            let side = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            out.push(ix.unindex(rng.below(ix.size()), side));
+        }
+    }
+    out
+}
+
+/// Split positions into (quiet, capture): whether the side to move must capture. Positions
+/// without a legal move (game over) go to neither.
+fn split_by_capture(positions: &[Position]) -> (Vec<Position>, Vec<Position>) {
+    let mut moves = Vec::new();
+    let (mut quiet, mut capture) = (Vec::new(), Vec::new());
+    for p in positions {
+        legal_moves(&RULES, p, Counting::Unique, &mut moves);
+        match moves.first() {
+            Some(m) if m.is_capture() => capture.push(*p),
+            Some(_) => quiet.push(*p),
+            None => {}
+        }
+    }
+    (quiet, capture)
+}
+
+fn bench_movegen(c: &mut Criterion) {
+    // 8 slices x 128 = 1024 positions, from kings-only endings to 8 against 8 men.
+    let slices: Vec<Material> = [
+        "0202", "2121", "3030", "2222", "4040", "3131", "6060", "8080",
+    ]
+    .iter()
+    .map(|s| material(s))
+    .collect();
+    let all = sample(&slices, 128, 1);
+    let (quiet, capture) = split_by_capture(&all);
+    eprintln!(
+        "movegen positions: {} ({} quiet, {} capture, {} without a move)",
+        all.len(),
+        quiet.len(),
+        capture.len(),
+        all.len() - quiet.len() - capture.len()
+    );
+
+    let mut g = c.benchmark_group("movegen");
+    let mut moves: Vec<Move> = Vec::with_capacity(64);
+    for (name, set) in [("all", &all), ("quiet", &quiet), ("capture", &capture)] {
+        g.throughput(Throughput::Elements(set.len() as u64));
+        g.bench_function(format!("legal_moves/{name}"), |b| {
+            b.iter(|| {
+                let mut n = 0usize;
+                for p in set.iter() {
+                    legal_moves(&RULES, black_box(p), Counting::Unique, &mut moves);
+                    n += moves.len();
+                }
+                n
+            })
+        });
+    }
+
+    let start = Position::start(&RULES);
+    let nodes = perft(&RULES, &start, 7, Counting::Unique);
+    // ../shared/data/perft.tsv: English, depth 7.
+    assert_eq!(nodes, 179_740, "perft english depth 7");
+    g.throughput(Throughput::Elements(nodes));
+    g.bench_function("perft/english_7", |b| {
+        b.iter(|| perft(&RULES, black_box(&start), 7, Counting::Unique))
+    });
+    g.finish();
+}
+
+fn bench_index(c: &mut Criterion) {
+    const N: usize = 4096;
+    let m = material("2121");
+    let ix = SliceIndex::new(m, RULES.geometry());
+    let mut rng = SplitMix64(2);
+    let indices: Vec<u64> = (0..N).map(|_| rng.below(ix.size())).collect();
+    let positions: Vec<Position> = indices
+        .iter()
+        .map(|&i| ix.unindex(i, Color::White))
+        .collect();
+    eprintln!("index slice {m}: {} positions per side", ix.size());
+
+    let mut g = c.benchmark_group("index");
+    g.throughput(Throughput::Elements(N as u64));
+    g.bench_function(format!("index/{m}"), |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for p in &positions {
+                acc ^= ix.index(black_box(p));
+            }
+            acc
+        })
+    });
+    g.bench_function(format!("unindex/{m}"), |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &i in &indices {
+                acc ^= ix.unindex(black_box(i), Color::White).white();
+            }
+            acc
+        })
+    });
+    g.finish();
+}
+
+fn bench_solve(c: &mut Criterion) {
+    let target = material("1111");
+    // Dependencies: captures lead to fewer pieces, promotions to fewer men.
+    let mut store = Store::new(RULES);
+    for m in Material::solve_order(target.pieces(), 12) {
+        if m.pieces() < target.pieces() || m.men() < target.men() {
+            let s = solve_slice(&RULES, &store, m, &|_| {}).expect("dependency solves");
+            let symmetric = m == m.mirror();
+            store.insert(
+                m,
+                [
+                    Some(s.stored_codes(0)),
+                    (!symmetric).then(|| s.stored_codes(1)),
+                ],
+            );
+        }
+    }
+    let size = SliceIndex::new(target, RULES.geometry()).size();
+    eprintln!("solve slice {target}: {size} positions per side");
+
+    let mut g = c.benchmark_group("solve");
+    // One solve takes a good fraction of a second: few samples of one iteration each.
+    g.sample_size(10);
+    g.sampling_mode(SamplingMode::Flat);
+    g.measurement_time(Duration::from_secs(8));
+    g.throughput(Throughput::Elements(2 * size));
+    g.bench_function(format!("solve_slice/{target}"), |b| {
+        b.iter(|| {
+            solve_slice(&RULES, &store, black_box(target), &|_| {})
+                .expect("solves")
+                .max_plies
+        })
+    });
+    g.finish();
+}
+
+fn bench_probe(c: &mut Criterion) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let plan = Plan::new(RULES, 4, dir.path()).expect("plan");
+    build::run(&plan, &Quiet).expect("build English 2-4 piece tables");
+
+    // Positions of every 4-piece slice (the largest tables, full blocks), stored (canonical)
+    // or colour-reversed, shuffled so that each set below mixes all slices.
+    let slices: Vec<Material> = Material::solve_order(4, 12)
+        .into_iter()
+        .filter(|m| m.pieces() == 4)
+        .flat_map(|m| [m, m.mirror()])
+        .collect();
+    let mut all = sample(&slices, 256, 3);
+    let mut rng = SplitMix64(4);
+    for i in (1..all.len()).rev() {
+        all.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let (quiet, capture) = split_by_capture(&all);
+    const SET: usize = 256;
+    assert!(
+        quiet.len() >= 2 * SET && capture.len() >= 2 * SET,
+        "too few sampled positions: {} quiet, {} capture",
+        quiet.len(),
+        capture.len()
+    );
+    // Cached: the same small set, probed once in setup so every block is in the cache.
+    // Uncached: a different set, through a cache of 0 bytes that keeps no block.
+    let quiet_hot = &quiet[..SET];
+    let quiet_cold = &quiet[SET..2 * SET];
+    let capture_hot = &capture[..SET];
+    let capture_cold = &capture[SET..2 * SET];
+    eprintln!(
+        "probe positions: {} quiet, {} capture; sets of {SET}",
+        quiet.len(),
+        capture.len()
+    );
+
+    let warm = Tablebase::open(dir.path(), RULES).expect("open tables");
+    let mut cold = Tablebase::with_cache_bytes(RULES, 0);
+    cold.add_directory(dir.path()).expect("open tables");
+    // Open every table (lazily opened on first use) and fill the warm cache.
+    for tb in [&warm, &cold] {
+        for p in quiet_hot
+            .iter()
+            .chain(capture_hot)
+            .chain(quiet_cold)
+            .chain(capture_cold)
+        {
+            tb.probe_wld(p).expect("probe");
+            tb.probe_dtw(p).expect("probe");
+        }
+    }
+
+    let mut g = c.benchmark_group("probe");
+    g.throughput(Throughput::Elements(SET as u64));
+    let cases = [
+        ("quiet/cached", &warm, quiet_hot),
+        ("quiet/uncached", &cold, quiet_cold),
+        ("capture/cached", &warm, capture_hot),
+        ("capture/uncached", &cold, capture_cold),
+    ];
+    for (name, tb, set) in cases {
+        g.bench_function(format!("wld/{name}"), |b| {
+            b.iter(|| {
+                let mut wins = 0u32;
+                for p in set {
+                    wins +=
+                        (tb.probe_wld(black_box(p)).expect("probe") == dtb_probe::Wld::Win) as u32;
+                }
+                wins
+            })
+        });
+        g.bench_function(format!("dtw/{name}"), |b| {
+            b.iter(|| {
+                let mut plies = 0u32;
+                for p in set {
+                    plies += tb
+                        .probe_dtw(black_box(p))
+                        .expect("probe")
+                        .plies
+                        .unwrap_or(0) as u32;
+                }
+                plies
+            })
+        });
+    }
+    g.finish();
+    drop(dir);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    targets = bench_movegen, bench_index, bench_solve, bench_probe
+}
+criterion_main!(benches);
