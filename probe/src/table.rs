@@ -98,6 +98,27 @@ impl TableError {
     }
 }
 
+thread_local! {
+    /// One zstd decompression context per thread: creating one costs more than decompressing
+    /// a small block.
+    static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decompress one zstd frame of at most `capacity` bytes with this thread's context.
+fn decompress(compressed: &[u8], capacity: usize) -> io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.try_borrow_mut().map_err(io::Error::other)?;
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match slot.as_mut() {
+            Some(d) => d.decompress(compressed, capacity),
+            None => Err(io::Error::other("no zstd decompressor")),
+        }
+    })
+}
+
 /// Key of a cached block: (table id, block number).
 type BlockKey = (u64, u32);
 
@@ -338,7 +359,7 @@ impl TableFile {
             return Err(FormatError::BlockChecksum(block));
         }
         let expected = self.header.raw_block_len(block);
-        let raw = zstd::bulk::decompress(compressed, expected)
+        let raw = decompress(compressed, expected)
             .map_err(|e| FormatError::Decompress(block, e.to_string()))?;
         self.header.check_block(block, &raw)?;
         Ok(raw)
