@@ -29,7 +29,9 @@ pub enum ProbeError {
     /// The position is not legal under the tablebase's rules.
     #[error("illegal position: {0}")]
     IllegalPosition(#[from] PositionError),
-    /// The side not to move has no pieces: the game ended with the previous move.
+    /// The side not to move has no pieces while the side to move has some: the game ended
+    /// with the previous move. (A side to move with no pieces has lost: a value, not an
+    /// error.)
     #[error("the game is over: the side not to move has no pieces")]
     GameOver,
     /// No table for a slice the probe needs.
@@ -43,14 +45,8 @@ pub enum ProbeError {
     #[error("{0}")]
     Table(Arc<TableError>),
     /// A table file with this variant's name holds another variant's or slice's values.
-    #[error("{path}: table for variant {found:?} (slice {found_material}), expected {expected:?} slice {expected_material}")]
-    Mismatch {
-        path: PathBuf,
-        expected: &'static str,
-        found: String,
-        expected_material: Material,
-        found_material: String,
-    },
+    #[error("{path}: not the expected table: {what}")]
+    Mismatch { path: PathBuf, what: String },
     /// The directory could not be listed.
     #[error("{path}: {message}")]
     Directory { path: PathBuf, message: String },
@@ -206,18 +202,33 @@ impl Tablebase {
         let m = &h.material;
         let found_material = Material::new(m[0], m[1], m[2], m[3]);
         let expected_size = SliceIndex::new(material, self.rules.geometry()).size();
-        if h.variant != self.rules.name
-            || h.rules_code != self.rules.encode()
-            || found_material != material
-            || h.kind != kind
-            || h.positions_per_side != expected_size
-        {
+        let what = if h.variant != self.rules.name {
+            Some(format!(
+                "it is a {:?} table, expected {:?}",
+                h.variant, self.rules.name
+            ))
+        } else if h.rules_code != self.rules.encode() {
+            Some(format!(
+                "it was built under other rule fields (or another rules encoding) than this \
+                 version of dtb's {:?}: rebuild it",
+                self.rules.name
+            ))
+        } else if found_material != material {
+            Some(format!("it holds slice {found_material}, expected {material}"))
+        } else if h.kind != kind {
+            Some(format!("it holds {} values, expected {kind}", h.kind))
+        } else if h.positions_per_side != expected_size {
+            Some(format!(
+                "it has {} positions per side, slice {material} has {expected_size}",
+                h.positions_per_side
+            ))
+        } else {
+            None
+        };
+        if let Some(what) = what {
             return Err(ProbeError::Mismatch {
                 path: path.to_path_buf(),
-                expected: self.rules.name,
-                found: h.variant.clone(),
-                expected_material: material,
-                found_material: found_material.to_string(),
+                what,
             });
         }
         Ok(t)

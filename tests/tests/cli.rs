@@ -1,0 +1,659 @@
+//! The `dtb` command-line contract that scripts rely on: probe's JSON and text output, batch
+//! input, info, perft, gen's resume and determinism, and errors (one line, non-zero exit,
+//! never a panic).
+//!
+//! The binary: `cargo test -p dtb-tests` does not build other packages' binaries, and
+//! `CARGO_BIN_EXE_dtb` exists only in dtb-gen's own integration tests, so
+//! `dtb_tests::dtb_binary()` builds it once per test process (`cargo build -p dtb-gen --bin
+//! dtb` for the running profile) and returns `target/<profile>/dtb`, where
+//! `Command::cargo_bin("dtb")` then finds it too (checked below).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use common::english4;
+use dtb_probe::movegen::parse_move;
+use dtb_probe::{fen, Rules, Tablebase, Wld};
+use dtb_tests::{dtb_binary, read_tsv};
+use serde_json::Value;
+
+const E: Rules = Rules::ENGLISH;
+
+fn dtb() -> Command {
+    Command::new(dtb_binary())
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 stdout")
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8(out.stderr.clone()).expect("UTF-8 stderr")
+}
+
+fn json_lines(text: &str) -> Vec<serde_json::Map<String, Value>> {
+    text.lines()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(Value::Object(o)) => o,
+            other => panic!("not a JSON object line: {l:?} ({other:?})"),
+        })
+        .collect()
+}
+
+fn keys(o: &serde_json::Map<String, Value>) -> BTreeSet<&str> {
+    o.keys().map(String::as_str).collect()
+}
+
+fn set(k: &[&'static str]) -> BTreeSet<&'static str> {
+    k.iter().copied().collect()
+}
+
+fn dir_arg() -> &'static str {
+    english4().to_str().expect("UTF-8 temp path")
+}
+
+/// `Command::cargo_bin("dtb")` (assert_cmd's lookup of `target/<profile>/dtb`) finds the
+/// binary `dtb_binary()` built.
+#[test]
+fn cargo_bin_finds_the_built_binary() {
+    let bin = dtb_binary();
+    if std::env::var_os("DTB_BIN").is_none() {
+        assert_eq!(assert_cmd::cargo::cargo_bin("dtb"), bin);
+    }
+    let out = Command::cargo_bin("dtb")
+        .expect("cargo_bin finds dtb")
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(stdout_of(&out).trim(), "dtb 0.1.0");
+}
+
+// ---------------------------------------------------------------------------------------
+// probe
+// ---------------------------------------------------------------------------------------
+
+/// `dtb probe --json` on all 100 sample rows in one call: one object per line, in order, with
+/// exactly the keys fen, wld, dtw, best_move; the published value and distance; a best move
+/// that is legal and leads one ply down.
+#[test]
+fn probe_json_answers_the_sample() {
+    let rows = read_tsv("english-4piece-sample.tsv");
+    let fens: Vec<&str> = rows.iter().map(|r| r["fen"].as_str()).collect();
+    let out = dtb()
+        .args([
+            "probe",
+            "--variant",
+            "english",
+            "--dir",
+            dir_arg(),
+            "--json",
+        ])
+        .args(&fens)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), rows.len());
+    let tb = Tablebase::open(english4(), E).unwrap();
+    for (o, row) in lines.iter().zip(&rows) {
+        let f = &row["fen"];
+        assert_eq!(keys(o), set(&["fen", "wld", "dtw", "best_move"]), "{f}");
+        assert_eq!(o["fen"], Value::from(f.as_str()));
+        assert_eq!(o["wld"], Value::from(row["outcome"].as_str()), "{f}");
+        let plies: u64 = row["plies"].parse().unwrap();
+        if row["outcome"] == "draw" {
+            assert_eq!(o["dtw"], Value::Null, "{f}");
+        } else {
+            assert_eq!(o["dtw"], Value::from(plies), "{f}");
+        }
+        let best = o["best_move"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{f}: best_move"));
+        let pos = fen::parse(f, &E).unwrap();
+        let m = parse_move(&E, &pos, best).unwrap_or_else(|e| panic!("{f}: {best}: {e}"));
+        let child = tb.probe_dtw(&m.apply(&pos)).unwrap();
+        match row["outcome"].as_str() {
+            "draw" => assert_eq!(child.wld, Wld::Draw, "{f} {best}"),
+            _ => assert_eq!(u64::from(child.plies.unwrap()) + 1, plies, "{f} {best}"),
+        }
+    }
+}
+
+/// A bad FEN and a position beyond the tables among good ones: `{"fen", "error"}` for those,
+/// the others still answered in order, exit status 1.
+#[test]
+fn probe_json_errors_are_objects_and_exit_1() {
+    let fens = [
+        "W:WK32:BK26",
+        "W:W33:B1",
+        "B:WK32:BK26",
+        "nonsense",
+        "W:WK1,K2,K3:BK30,K31", // 5 pieces, no capture: beyond a 4-piece build
+        "W:W18:B",              // game over
+        "W:WK2:BK21",
+    ];
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json"])
+        .args(fens)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(!stderr_of(&out).contains("panicked"));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), fens.len());
+    for (o, f) in lines.iter().zip(fens) {
+        assert_eq!(o["fen"], Value::from(f));
+    }
+    let err = |i: usize| {
+        assert_eq!(keys(&lines[i]), set(&["fen", "error"]), "{}", fens[i]);
+        lines[i]["error"].as_str().unwrap().to_string()
+    };
+    assert!(err(1).contains("33"), "{}", err(1));
+    assert!(err(3).contains("fields"), "{}", err(3));
+    assert!(
+        err(4).contains("table") && err(4).contains("5 pieces"),
+        "{}",
+        err(4)
+    );
+    assert!(err(5).contains("over"), "{}", err(5));
+    for (i, wld, dtw) in [(0, "win", Some(9)), (2, "draw", None), (6, "win", Some(11))] {
+        assert_eq!(keys(&lines[i]), set(&["fen", "wld", "dtw", "best_move"]));
+        assert_eq!(lines[i]["wld"], Value::from(wld), "{}", fens[i]);
+        assert_eq!(
+            lines[i]["dtw"],
+            dtw.map_or(Value::Null, Value::from),
+            "{}",
+            fens[i]
+        );
+    }
+    assert_eq!(lines[0]["best_move"], Value::from("32-27"));
+}
+
+/// `--batch FILE` and `--batch -` read one FEN per line (blank lines and surrounding spaces
+/// ignored) and answer exactly as the same FENs given as arguments.
+#[test]
+fn probe_batch_file_and_stdin() {
+    let rows = read_tsv("english-4piece-sample.tsv");
+    let fens: Vec<&str> = rows.iter().take(30).map(|r| r["fen"].as_str()).collect();
+    let by_args = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json"])
+        .args(&fens)
+        .output()
+        .unwrap();
+    assert!(by_args.status.success());
+    let expected = stdout_of(&by_args);
+    assert_eq!(expected.lines().count(), 30);
+
+    let mut text = String::new();
+    for (i, f) in fens.iter().enumerate() {
+        if i % 7 == 0 {
+            text.push('\n');
+        }
+        text.push_str(&format!("  {f} \n"));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("fens.txt");
+    std::fs::write(&file, &text).unwrap();
+    let from_file = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--batch"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(from_file.status.success(), "{}", stderr_of(&from_file));
+    assert_eq!(stdout_of(&from_file), expected);
+
+    let from_stdin = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--batch", "-"])
+        .write_stdin(text.clone())
+        .output()
+        .unwrap();
+    assert!(from_stdin.status.success(), "{}", stderr_of(&from_stdin));
+    assert_eq!(stdout_of(&from_stdin), expected);
+
+    // A bad line in a batch: answered as an error, the rest still answered, exit 1.
+    let bad = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--batch", "-"])
+        .write_stdin(format!("{}\nW:W0:B5\n{}\n", fens[0], fens[1]))
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let lines = json_lines(&stdout_of(&bad));
+    assert_eq!(lines.len(), 3);
+    assert!(lines[1].contains_key("error"));
+    assert!(lines[0].contains_key("wld") && lines[2].contains_key("wld"));
+}
+
+/// Text output: `FEN  win in 9 plies  best 32-27`, a draw without distance, a finished game
+/// with 0 plies and no move; errors go to stderr as one line each, exit 1.
+#[test]
+fn probe_text_output() {
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg()])
+        .args(["W:WK32:BK26", "B:WK32:BK26", "W:W:B5", "B:W8,K16:B3,10"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(lines[0], "W:WK32:BK26  win in 9 plies  best 32-27");
+    let draw_move = lines[1]
+        .strip_prefix("B:WK32:BK26  draw  best ")
+        .unwrap_or_else(|| panic!("{:?}", lines[1]));
+    let pos = fen::parse("B:WK32:BK26", &E).unwrap();
+    let m = parse_move(&E, &pos, draw_move).unwrap();
+    let tb = Tablebase::open(english4(), E).unwrap();
+    assert_eq!(tb.probe_wld(&m.apply(&pos)).unwrap(), Wld::Draw);
+    assert_eq!(lines[2], "W:W:B5  loss in 0 plies");
+    assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 plies  best 3x19");
+
+    let bad = dtb()
+        .args(["probe", "--dir", dir_arg(), "W:WK32:BK26", "W:W3:B10"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(stdout_of(&bad), "W:WK32:BK26  win in 9 plies  best 32-27\n");
+    let err = stderr_of(&bad);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("dtb: W:W3:B10: ") && err.contains("crowning row"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// info
+// ---------------------------------------------------------------------------------------
+
+/// `dtb info --json`: one object per table file with the keys file, variant, slice, kind,
+/// positions, wins, losses, draws, max_plies, bytes, bits_per_position; the WLD (and DTW)
+/// positions and counts sum to the published 2-4 piece White-to-move totals.
+#[test]
+fn info_json_one_object_per_table() {
+    let out = dtb()
+        .args(["info", "--dir", dir_arg(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), 46, "23 slices, WLD and DTW");
+    let want_keys = set(&[
+        "file",
+        "variant",
+        "slice",
+        "kind",
+        "positions",
+        "wins",
+        "losses",
+        "draws",
+        "max_plies",
+        "bytes",
+        "bits_per_position",
+    ]);
+    let mut totals: BTreeMap<String, [u64; 4]> = BTreeMap::new();
+    let mut max_plies: BTreeMap<String, u64> = BTreeMap::new();
+    for o in &lines {
+        assert_eq!(keys(o), want_keys);
+        let kind = o["kind"].as_str().unwrap().to_string();
+        let slice = o["slice"].as_str().unwrap();
+        let file = o["file"].as_str().unwrap();
+        assert_eq!(file, format!("english-{slice}.{kind}"));
+        assert_eq!(o["variant"], Value::from("english"));
+        let n = |k: &str| o[k].as_u64().unwrap_or_else(|| panic!("{file}: {k}"));
+        assert_eq!(
+            n("wins") + n("losses") + n("draws"),
+            n("positions"),
+            "{file}"
+        );
+        let on_disk = std::fs::metadata(english4().join(file)).unwrap().len();
+        assert_eq!(n("bytes"), on_disk, "{file}");
+        let bits = o["bits_per_position"].as_f64().unwrap();
+        let want_bits = on_disk as f64 * 8.0 / n("positions") as f64;
+        assert!(
+            (bits - want_bits).abs() < 1e-9 * want_bits.max(1.0),
+            "{file}"
+        );
+        let t = totals.entry(kind.clone()).or_default();
+        for (k, key) in ["positions", "wins", "losses", "draws"].iter().enumerate() {
+            t[k] += n(key);
+        }
+        let mp = max_plies.entry(kind).or_default();
+        *mp = (*mp).max(n("max_plies"));
+        if slice == "0101" {
+            assert_eq!(
+                n("positions"),
+                992,
+                "symmetric slice stores White to move only"
+            );
+            assert_eq!(n("max_plies"), 11);
+        }
+        if slice == "0110" {
+            // Black man on 28 squares, White king on the 31 others; both sides stored.
+            assert_eq!(
+                n("positions"),
+                2 * 28 * 31,
+                "asymmetric slice stores both sides"
+            );
+        }
+    }
+    for kind in ["wld", "dtw"] {
+        assert_eq!(
+            totals[kind],
+            [6_408_836, 2_675_270, 2_004_797, 1_728_769],
+            "{kind}"
+        );
+    }
+    assert_eq!(max_plies["dtw"], 109);
+
+    // Text mode ends with the totals line.
+    let text = dtb().args(["info", "--dir", dir_arg()]).output().unwrap();
+    assert!(text.status.success());
+    let t = stdout_of(&text);
+    assert_eq!(t.lines().count(), 47);
+    let last = t.lines().last().unwrap();
+    assert!(
+        last.starts_with("total: WLD 6408836 positions ") && last.contains("DTW 6408836 positions"),
+        "{last}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// perft
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn perft_english_depth_6() {
+    let out = dtb()
+        .args(["perft", "--variant", "english", "--depth", "6"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(stdout_of(&out), "36768\n");
+    let out = dtb()
+        .args(["perft", "--variant", "english", "--depth", "6", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let o = &json_lines(&stdout_of(&out))[0];
+    assert_eq!(o["nodes"], Value::from(36768u64));
+    assert_eq!(o["depth"], Value::from(6u64));
+    assert_eq!(o["variant"], Value::from("english"));
+    assert_eq!(o["counting"], Value::from("unique"));
+    assert_eq!(
+        o["fen"],
+        Value::from("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12")
+    );
+    // From a given FEN (first row of the 4-piece sample), depth 1 = its legal moves.
+    let out = dtb()
+        .args(["perft", "--depth", "1", "B:WK32:B19,K26"])
+        .output()
+        .unwrap();
+    assert_eq!(stdout_of(&out), "6\n");
+}
+
+// ---------------------------------------------------------------------------------------
+// gen
+// ---------------------------------------------------------------------------------------
+
+/// Name -> bytes of the table files of a directory.
+fn table_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wld" | "dtw")))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn all_names(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn copy_tables(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for (name, bytes) in table_files(from) {
+        std::fs::write(to.join(name), bytes).unwrap();
+    }
+}
+
+/// `dtb gen` on a finished directory skips every slice (`"skipped": true`, the right counts)
+/// and leaves every file bit-identical, with no stray file.
+#[test]
+fn gen_rerun_skips_every_slice_and_keeps_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tables");
+    copy_tables(english4(), &dir);
+    let before = table_files(&dir);
+    assert_eq!(before.len(), 46);
+    let out = dtb()
+        .args([
+            "gen",
+            "--variant",
+            "english",
+            "--pieces",
+            "4",
+            "--json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), 24, "23 slices and a summary");
+    let mut positions = 0;
+    let mut wins = 0;
+    for o in &lines[..23] {
+        assert_eq!(o["skipped"], Value::Bool(true), "{o:?}");
+        positions += o["positions"].as_u64().unwrap();
+        wins += o["wins"].as_u64().unwrap();
+    }
+    assert_eq!((positions, wins), (6_408_836, 2_675_270));
+    let summary = &lines[23];
+    assert_eq!(summary["summary"], Value::Bool(true));
+    assert_eq!(summary["slices"], Value::from(23u64));
+    assert_eq!(summary["positions"], Value::from(6_408_836u64));
+    assert_eq!(summary["solved"], Value::from(0u64), "nothing solved again");
+    assert_eq!(table_files(&dir), before, "files changed by a re-run");
+    let extra: Vec<String> = all_names(&dir)
+        .into_iter()
+        .filter(|n| !before.contains_key(n) && n != ".dtb-gen.lock")
+        .collect();
+    assert!(extra.is_empty(), "stray files {extra:?}");
+}
+
+/// A damaged file (a flipped byte in a block) and a missing one: a re-run rebuilds exactly
+/// those two slices, skips the others, and ends with every file bit-identical to the intact
+/// build. A lock file left behind by an earlier run does not stop it.
+#[test]
+fn gen_rebuilds_damaged_and_missing_slices() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tables");
+    copy_tables(english4(), &dir);
+    let original = table_files(&dir);
+    std::fs::write(dir.join(".dtb-gen.lock"), b"").unwrap();
+    let damaged = dir.join("english-0120.wld");
+    let mut bytes = std::fs::read(&damaged).unwrap();
+    let n = bytes.len();
+    bytes[n - 2] ^= 0x21;
+    std::fs::write(&damaged, bytes).unwrap();
+    std::fs::remove_file(dir.join("english-1010.dtw")).unwrap();
+    let out = dtb()
+        .args(["gen", "--pieces", "4", "--json", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), 24);
+    let rebuilt: BTreeSet<&str> = lines[..23]
+        .iter()
+        .filter(|o| o["skipped"] == Value::Bool(false))
+        .map(|o| o["slice"].as_str().unwrap())
+        .collect();
+    assert_eq!(rebuilt, set(&["0120", "1010"]));
+    assert_eq!(table_files(&dir), original);
+}
+
+/// A directory locked by another `dtb gen` (here: this test holding the lock file) is refused
+/// with one line, and nothing is written.
+#[test]
+fn gen_refuses_a_locked_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("tables");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = std::fs::File::create(dir.join(".dtb-gen.lock")).unwrap();
+    lock.lock().unwrap();
+    let out = dtb()
+        .args(["gen", "--pieces", "2", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let err = stderr_of(&out);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("in use by another dtb gen"), "{err}");
+    assert!(table_files(&dir).is_empty());
+    lock.unlock().unwrap();
+    let out = dtb()
+        .args(["gen", "--pieces", "2", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(table_files(&dir).len(), 6);
+}
+
+/// `--threads 1` and `--threads 2` write byte-identical files, and the same bytes as the
+/// library build of the 4-piece directory for the slices they share.
+#[test]
+fn gen_output_does_not_depend_on_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for threads in ["1", "2"] {
+        let dir = tmp.path().join(format!("t{threads}"));
+        let out = dtb()
+            .args([
+                "gen",
+                "--variant",
+                "english",
+                "--pieces",
+                "3",
+                "--threads",
+                threads,
+                "--out",
+            ])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        dirs.push(dir);
+    }
+    let a = table_files(&dirs[0]);
+    let b = table_files(&dirs[1]);
+    assert_eq!(a.len(), 2 * 9, "9 slices with 2-3 pieces");
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{name} differs between 1 and 2 threads");
+    }
+    let four = table_files(english4());
+    for (name, bytes) in &a {
+        assert!(
+            bytes == &four[name],
+            "{name} differs from the 4-piece build's"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------------------
+
+/// A failing command: non-zero exit, nothing on stdout, one line saying `error` on stderr
+/// (clap's own errors add a usage hint after it), no panic.
+fn fails(args: &[&str], needle: &str) -> String {
+    let out = dtb().args(args).output().unwrap();
+    let err = stderr_of(&out);
+    assert!(!out.status.success(), "{args:?} succeeded");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?}: stdout {:?}",
+        stdout_of(&out)
+    );
+    let error_lines: Vec<&str> = err.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(error_lines.len(), 1, "{args:?}: {err}");
+    assert!(
+        error_lines[0].contains(needle),
+        "{args:?}: {:?} should mention {needle:?}",
+        error_lines[0]
+    );
+    err
+}
+
+/// Errors of our own: exactly one line.
+fn fails_one_line(args: &[&str], needle: &str) {
+    let err = fails(args, needle);
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("dtb: error: "), "{err}");
+}
+
+#[test]
+fn bad_command_lines_fail_cleanly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("never");
+    let out_s = out.to_str().unwrap();
+    fails_one_line(&["gen", "--pieces", "99", "--out", out_s], "99");
+    fails_one_line(&["gen", "--pieces", "1", "--out", out_s], "--pieces 1");
+    fails_one_line(&["gen", "--variant", "chess", "--out", out_s], "chess");
+    fails_one_line(
+        &["gen", "--threads", "0", "--pieces", "2", "--out", out_s],
+        "--threads",
+    );
+    assert!(!out.exists(), "a refused gen created its output directory");
+    let missing = tmp.path().join("missing");
+    let missing_s = missing.to_str().unwrap();
+    fails_one_line(
+        &["probe", "--dir", missing_s, "W:WK32:BK26"],
+        "does not exist",
+    );
+    fails_one_line(
+        &[
+            "probe",
+            "--variant",
+            "chess",
+            "--dir",
+            dir_arg(),
+            "W:WK32:BK26",
+        ],
+        "chess",
+    );
+    fails_one_line(&["probe", "--dir", dir_arg()], "no position");
+    fails_one_line(
+        &["probe", "--dir", dir_arg(), "--batch", missing_s],
+        "batch",
+    );
+    fails_one_line(&["info", "--dir", missing_s], "missing");
+    fails_one_line(&["perft", "--depth", "2", "W:W99:B1"], "99");
+    fails_one_line(&["perft", "--variant", "chess", "--depth", "1"], "chess");
+    fails(&["frobnicate"], "frobnicate");
+    fails(&["perft"], "required");
+    fails(&["gen", "--pieces", "many"], "many");
+    // No subcommand at all: the usage on stderr, exit status 2.
+    let out = dtb().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("Usage: dtb <COMMAND>"));
+    assert!(!stderr_of(&out).contains("panicked"));
+}

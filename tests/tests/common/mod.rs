@@ -1,0 +1,101 @@
+//! Helpers shared by the integration tests that need the dev-dependencies (`dtb-gen`,
+//! `tempfile`): the library target `dtb_tests` (tests/src/lib.rs) can only use normal
+//! dependencies, and the tests crate has none, so these live here and each test file
+//! includes them with `mod common;`.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use dtb_gen::build::{run, Plan, Quiet};
+use dtb_probe::board::Geometry;
+use dtb_probe::index::SliceIndex;
+use dtb_probe::{Material, Rules};
+
+/// English tables with up to `pieces` pieces, built once per test binary into a temporary
+/// directory (removed when the process ends... or left in the system temp directory if it is
+/// killed; `tempfile` names are unique).
+fn built(cell: &'static OnceLock<tempfile::TempDir>, pieces: u32) -> &'static Path {
+    cell.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("dtb-english-{pieces}-"))
+            .tempdir()
+            .expect("temporary directory");
+        let plan = Plan::new(Rules::ENGLISH, pieces, dir.path()).expect("valid plan");
+        run(&plan, &Quiet).expect("English build");
+        dir
+    })
+    .path()
+}
+
+/// English 2-4 piece tables (WLD and DTW), built once per test binary (a few seconds).
+pub fn english4() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    built(&DIR, 4)
+}
+
+/// English 2-5 piece tables, built once per test binary (minutes: ignored tests only).
+pub fn english5() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    built(&DIR, 5)
+}
+
+/// Every material with `pieces` pieces in all, at most `max_side` a side, one side possibly
+/// empty, in a fixed order.
+pub fn materials_with(pieces: u32, max_side: u32) -> Vec<Material> {
+    let mut v = Vec::new();
+    for w in 0..=pieces.min(max_side) {
+        let b = pieces - w;
+        if b > max_side {
+            continue;
+        }
+        for wm in 0..=w {
+            for bm in 0..=b {
+                v.push(Material::new(
+                    wm as u8,
+                    (w - wm) as u8,
+                    bm as u8,
+                    (b - bm) as u8,
+                ));
+            }
+        }
+    }
+    v
+}
+
+/// Every material with 2..=`max` pieces and a piece on each side (canonical and mirrored).
+pub fn both_sides_materials(max: u32, max_side: u32) -> Vec<Material> {
+    (2..=max)
+        .flat_map(|n| materials_with(n, max_side))
+        .filter(|m| m.white() > 0 && m.black() > 0)
+        .collect()
+}
+
+/// Size of a slice.
+pub fn size(m: Material, g: &'static Geometry) -> u64 {
+    SliceIndex::new(m, g).size()
+}
+
+/// A deterministic pseudo-random stream (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value below `n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// The bitboard of PDN squares (1-based).
+pub fn squares(list: &[u32]) -> u64 {
+    list.iter().fold(0, |b, &s| b | 1u64 << (s - 1))
+}
