@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use dtb_probe::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, pdn_in, perft, Counting};
+use dtb_probe::movegen::{legal_moves, pdn_in_for, perft, Counting};
 use dtb_probe::table::{BlockCache, TableFile};
 use dtb_probe::{fen, Material, Rules, Tablebase};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
@@ -195,6 +195,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
                     "  men capture kings: {}, king landing: {:?}, blocked side: {:?}",
                     r.men_capture_kings, r.king_landing, r.blocked
                 );
+                println!("  square numbering: {:?}", r.numbering);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -491,7 +492,7 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<Vec<(String, Opti
         };
         let mut moves = Vec::new();
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
-        let name = pdn_in(&m, &moves);
+        let name = pdn_in_for(rules, &m, &moves);
         pos = m.apply(&pos);
         let after = if pos.pieces(pos.side_to_move().opponent()) == 0
             || pos.pieces(pos.side_to_move()) == 0
@@ -500,7 +501,7 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<Vec<(String, Opti
         } else {
             tb.probe_dtw(&pos)?.plies
         };
-        steps.push((name, after, fen::write(&pos)));
+        steps.push((name, after, fen::write_for(&pos, rules)));
     }
     Ok(steps)
 }
@@ -595,7 +596,7 @@ fn probe_one(
                     d.wld
                 );
             }
-            (d.plies, Some(pdn_in(&m, &moves)))
+            (d.plies, Some(pdn_in_for(rules, &m, &moves)))
         }
         Ok(None) => (Some(0), None),
         Err(dtb_probe::ProbeError::MissingTable {
@@ -687,14 +688,14 @@ fn perft_cmd(
     if json {
         println!(
             "{}",
-            json!({"variant": rules.name, "fen": fen::write(&pos), "depth": depth,
+            json!({"variant": rules.name, "fen": fen::write_for(&pos, &rules), "depth": depth,
                    "counting": format!("{counting:?}").to_lowercase(), "nodes": nodes, "seconds": secs})
         );
     } else {
         println!("{nodes}");
         eprintln!(
             "perft {} depth {depth} ({:?}): {nodes} nodes in {secs:.2} s",
-            fen::write(&pos),
+            fen::write_for(&pos, &rules),
             counting
         );
     }

@@ -183,7 +183,7 @@ fn verify_slice(
             if let Some(message) = msg {
                 if bad.fetch_add(1, Relaxed) < 20 {
                     found.lock().expect("no panics while held").push(Problem {
-                        what: format!("slice {m} index {i} {}", fen::write(&pos)),
+                        what: format!("slice {m} index {i} {}", fen::write_for(&pos, rules)),
                         message,
                     });
                 }

@@ -1,7 +1,8 @@
 //! Board geometry shared by 8x8 and 10x10 (design decision 2).
 //!
 //! Squares are numbered 1..=N*N/2 in reading order (variants.md); internally square `n` is bit
-//! `n - 1` of a `u64` bitboard. Row 0 is the top (Black's home, White's crowning row); column 0
+//! `n - 1` of a `u64` bitboard. Variants that number a mirrored board (Italian, Spanish) use
+//! this same geometry and translate numbers at the edge ([`crate::rules::Numbering`]). Row 0 is the top (Black's home, White's crowning row); column 0
 //! is the left. Neighbours are precomputed per square and direction, so move generation is one
 //! table look-up per step on any board size.
 

@@ -1,9 +1,13 @@
 //! PDN FEN: `<side>:W<white pieces>:B<black pieces>` (variants.md, "Board, squares,
 //! notation"). Pieces are square numbers separated by commas, kings prefixed with `K`,
 //! ranges `a-b` allowed, either list may be empty (`W:W18:B`).
+//!
+//! Square numbers are those of the variant's [`Numbering`]: [`parse`] reads them so, and
+//! [`write_for`] writes them so (Italian and Spanish number their mirrored boards). [`write()`]
+//! writes the standard numbering, which is the internal one.
 
 use crate::position::{Position, PositionError};
-use crate::rules::{Color, Rules};
+use crate::rules::{Color, Numbering, Rules};
 
 /// Why a string is not a PDN FEN position of the variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -87,12 +91,13 @@ fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenE
     Ok((pieces, kings))
 }
 
-/// Parse a PDN FEN string for `rules`. Surrounding whitespace, double quotes and a trailing
-/// `.` are ignored.
+/// Parse a PDN FEN string for `rules`, square numbers in the variant's numbering
+/// ([`Rules::numbering`]). Surrounding whitespace, double quotes and a trailing `.` are ignored.
 ///
 /// # Errors
 /// [`FenError`] for malformed text; [`FenError::Position`] when the pieces do not form a legal
-/// position (a man on its crowning row, too many pieces, ...).
+/// position (a man on its crowning row, too many pieces, ...), naming squares in the variant's
+/// numbering.
 pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
     let t = text.trim().trim_matches('"').trim().trim_end_matches('.');
     if t.is_empty() {
@@ -126,30 +131,71 @@ pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
     }
     let (w, wk) = white.unwrap_or((0, 0));
     let (b, bk) = black.unwrap_or((0, 0));
-    Ok(Position::new(rules, w, b, wk | bk, side)?)
+    let g = rules.geometry();
+    let n = rules.numbering;
+    let internal = |bb: u64| n.to_internal(g, bb);
+    Position::new(rules, internal(w), internal(b), internal(wk | bk), side).map_err(|e| {
+        // Position errors name internal squares (standard numbers): name the variant's.
+        let renumber = |s: u32| rules.square_number((s - 1) as u8);
+        FenError::Position(match e {
+            PositionError::ManOnCrowningRow { color, square } => PositionError::ManOnCrowningRow {
+                color,
+                square: renumber(square),
+            },
+            other => other,
+        })
+    })
 }
 
-/// Write a position as PDN FEN, pieces in ascending square order, kings marked `K`, no
-/// ranges: `W:W5,K26:B8`.
+/// Write a position as PDN FEN in the standard numbering (the internal one), pieces in
+/// ascending square order, kings marked `K`, no ranges: `W:W5,K26:B8`. For a variant with its
+/// own numbering (Italian, Spanish) use [`write_for`].
 pub fn write(pos: &Position) -> String {
+    write_pieces(pos, |bb| {
+        let mut out = Vec::with_capacity(bb.count_ones() as usize);
+        let mut b = bb;
+        while b != 0 {
+            let sq = b.trailing_zeros();
+            b &= b - 1;
+            out.push((sq, sq + 1));
+        }
+        out
+    })
+}
+
+/// Write a position as PDN FEN in the square numbering of `rules` (what [`parse`] reads back
+/// for the same rules), pieces in ascending square order, kings marked `K`, no ranges.
+pub fn write_for(pos: &Position, rules: &Rules) -> String {
+    if rules.numbering == Numbering::Standard {
+        return write(pos);
+    }
+    let squares = rules.geometry().squares as u32;
+    write_pieces(pos, |bb| {
+        (1..=squares)
+            .filter_map(|n| {
+                let sq = rules.square_of_number(n)? as u32;
+                (bb & (1u64 << sq) != 0).then_some((sq, n))
+            })
+            .collect()
+    })
+}
+
+/// FEN text with each colour's pieces listed by `listed`: (internal square, number written),
+/// in the order to write them.
+fn write_pieces(pos: &Position, listed: impl Fn(u64) -> Vec<(u32, u32)>) -> String {
     let mut s = String::new();
     s.push(pos.side_to_move().letter());
     for c in [Color::White, Color::Black] {
         s.push(':');
         s.push(c.letter());
-        let mut bb = pos.pieces(c);
-        let mut first = true;
-        while bb != 0 {
-            let sq = bb.trailing_zeros();
-            bb &= bb - 1;
-            if !first {
+        for (i, (sq, n)) in listed(pos.pieces(c)).into_iter().enumerate() {
+            if i > 0 {
                 s.push(',');
             }
-            first = false;
             if pos.kings() & (1u64 << sq) != 0 {
                 s.push('K');
             }
-            s.push_str(&(sq + 1).to_string());
+            s.push_str(&n.to_string());
         }
     }
     s
@@ -179,6 +225,50 @@ mod tests {
         assert_eq!(write(&p), "W:WK2,K16,K23:B17");
         // colour lists in either order
         assert_eq!(parse("W:B8:W5", &E).unwrap(), parse("W:W5:B8", &E).unwrap());
+    }
+
+    /// Italian and Spanish FEN name the squares of their mirrored boards (variants.md): the
+    /// start positions read as the players write them, and write back the same way.
+    #[test]
+    fn mirrored_numberings_read_and_write_as_their_players_mean() {
+        let it = Rules::ITALIAN;
+        let sp = Rules::SPANISH;
+        assert_eq!(parse("W:W21-32:B1-12", &it).unwrap(), Position::start(&it));
+        assert_eq!(parse("W:W1-12:B21-32", &sp).unwrap(), Position::start(&sp));
+        let start = Position::start(&sp);
+        assert_eq!(
+            write_for(&start, &sp),
+            "W:W1,2,3,4,5,6,7,8,9,10,11,12:B21,22,23,24,25,26,27,28,29,30,31,32"
+        );
+        // `write` stays in the standard (internal) numbering.
+        assert_eq!(
+            write(&start),
+            write(&Position::start(&Rules::ENGLISH).with_side_to_move(Color::White))
+        );
+        // Italian 1 = a8 is standard 4 (h8 mirrored); 29 = b1 is standard 32.
+        let p = parse("B:WK1:BK29", &it).unwrap();
+        assert_eq!(p, parse("B:WK4:BK32", &Rules::ENGLISH).unwrap());
+        for f in ["B:WK1:BK29", "W:W5,K26:B8", "W:W18:B", "B:W:BK1"] {
+            for r in [it, sp] {
+                assert_eq!(write_for(&parse(f, &r).unwrap(), &r), f);
+            }
+        }
+        // Errors name the variant's squares: Italian 2 (c8) is on White's crowning row.
+        assert_eq!(
+            parse("W:W2:B20", &it),
+            Err(FenError::Position(PositionError::ManOnCrowningRow {
+                color: "White",
+                square: 2
+            }))
+        );
+        // Spanish 2 (f1) is on Black's crowning row.
+        assert_eq!(
+            parse("W:W20:B2", &sp),
+            Err(FenError::Position(PositionError::ManOnCrowningRow {
+                color: "Black",
+                square: 2
+            }))
+        );
     }
 
     #[test]

@@ -3,6 +3,10 @@
 //! Captures are found by a depth-first search over jump sequences from each piece; the
 //! precedence rule then keeps the sequences it allows, and with compulsory capture quiet
 //! moves are generated only when no capture exists.
+//!
+//! Move text (PDN) is read and written in the numbering of the rules ([`parse_move`],
+//! [`Move::to_pdn_for`], [`pdn_in_for`]); [`Move::to_pdn`] and [`pdn_in`] write the standard
+//! numbering, which is the internal one.
 
 use crate::board::{Dir, Geometry, NONE};
 use crate::position::Position;
@@ -13,8 +17,9 @@ use crate::rules::{
 /// Most jumps one move can hold (no board here allows more captures in one sequence).
 pub const MAX_JUMPS: usize = 24;
 
-/// A move: a quiet step or slide, or a capture sequence. Squares are internal (0-based);
-/// [`Move::to_pdn`] writes PDN numbers.
+/// A move: a quiet step or slide, or a capture sequence. Squares are internal (0-based, the
+/// standard numbering less one); [`Move::to_pdn_for`] writes the variant's PDN numbers and
+/// [`Move::to_pdn`] the standard ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Move {
     /// Square the moving piece leaves.
@@ -61,21 +66,28 @@ impl Move {
         &self.taken[..self.jumps as usize]
     }
 
-    /// PDN: `a-b` for a quiet move, `axb` for a capture, or with `full` the whole path
-    /// `axcxb`. Square numbers are 1-based.
+    /// PDN in the standard numbering (the internal one): `a-b` for a quiet move, `axb` for a
+    /// capture, or with `full` the whole path `axcxb`. For a variant with its own numbering
+    /// (Italian, Spanish) use [`Move::to_pdn_for`].
     pub fn to_pdn(&self, full: bool) -> String {
+        self.pdn_with(full, |sq| sq as u32 + 1)
+    }
+
+    /// PDN in the square numbering of `rules` ([`Rules::numbering`]), otherwise as
+    /// [`Move::to_pdn`]; [`parse_move`] reads it back for the same rules.
+    pub fn to_pdn_for(&self, rules: &Rules, full: bool) -> String {
+        self.pdn_with(full, |sq| rules.square_number(sq))
+    }
+
+    fn pdn_with(&self, full: bool, number: impl Fn(u8) -> u32) -> String {
         if !self.is_capture() {
-            return format!("{}-{}", self.from + 1, self.to + 1);
+            return format!("{}-{}", number(self.from), number(self.to));
         }
-        let mut s = (self.from + 1).to_string();
-        if full {
-            for &p in self.path() {
-                s.push('x');
-                s.push_str(&(p + 1).to_string());
-            }
-        } else {
+        let mut s = number(self.from).to_string();
+        let shown: &[u8] = if full { self.path() } else { &[self.to] };
+        for &p in shown {
             s.push('x');
-            s.push_str(&(self.to + 1).to_string());
+            s.push_str(&number(p).to_string());
         }
         s
     }
@@ -104,11 +116,13 @@ impl Move {
 /// How perft and move lists treat capture sequences that take the same pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Counting {
-    /// Moves with the same start, end and set of captured pieces are one move (they lead to
-    /// the same position). This is the list of legal moves.
+    /// Moves with the same start, end and set of captured pieces (and the same crowning: a man
+    /// crowned mid-capture may end where another route leaves it a man) are one move: they
+    /// lead to the same position. This is the list of legal moves (data/README.md "unique").
     Unique,
     /// Sequences that take the same pieces in a different order are separate; a flying king's
-    /// choice of intermediate landing squares with the same order of captures is not.
+    /// choice of intermediate landing squares with the same order of captures is not
+    /// (data/README.md "paths").
     Paths,
 }
 
@@ -412,10 +426,10 @@ pub fn legal_moves(rules: &Rules, pos: &Position, counting: Counting, out: &mut 
     captures(rules, pos, out);
     match counting {
         Counting::Unique => dedup_by(out, |a, b| {
-            a.from == b.from && a.to == b.to && a.captured == b.captured
+            a.from == b.from && a.to == b.to && a.captured == b.captured && a.crowned == b.crowned
         }),
         Counting::Paths => dedup_by(out, |a, b| {
-            a.from == b.from && a.to == b.to && a.taken() == b.taken()
+            a.from == b.from && a.to == b.to && a.taken() == b.taken() && a.crowned == b.crowned
         }),
     }
     if out.is_empty() || !rules.capture_compulsory {
@@ -476,7 +490,8 @@ pub enum MoveError {
     Ambiguous(String, String),
 }
 
-/// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`).
+/// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`), square
+/// numbers in the numbering of `rules` ([`Rules::numbering`]).
 ///
 /// # Errors
 /// [`MoveError`] if the text is malformed, names no legal move, or names several.
@@ -484,12 +499,19 @@ pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, Mov
     let t = text.trim();
     let capture = t.contains(['x', 'X', ':']);
     let parts: Vec<&str> = t.split(['x', 'X', ':', '-']).collect();
-    let max = rules.geometry().squares as u32;
     let mut squares = Vec::with_capacity(parts.len());
     for p in &parts {
-        match p.trim().parse::<u32>() {
-            Ok(n) if (1..=max).contains(&n) && p.len() <= 3 => squares.push((n - 1) as u8),
-            _ => return Err(MoveError::Syntax(t.to_string())),
+        let digits = p.trim();
+        // Digits only: `parse` would also take a sign (`+30`).
+        let sq = match digits.parse::<u32>() {
+            Ok(n) if digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                rules.square_of_number(n)
+            }
+            _ => None,
+        };
+        match sq {
+            Some(sq) => squares.push(sq),
+            None => return Err(MoveError::Syntax(t.to_string())),
         }
     }
     if squares.len() < 2 || (!capture && squares.len() != 2) {
@@ -499,11 +521,29 @@ pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, Mov
     legal_moves(rules, pos, Counting::Unique, &mut moves);
     let from = squares[0];
     let to = *squares.last().expect("at least two squares");
-    let matching: Vec<&Move> = moves
+    let mut matching: Vec<&Move> = moves
         .iter()
         .filter(|m| m.from == from && m.to == to && m.is_capture() == capture)
-        .filter(|m| squares.len() == 2 || m.path() == &squares[1..])
         .collect();
+    if squares.len() > 2 {
+        // A full path: the move with exactly these landing squares, or else (a flying king may
+        // land on other squares between the same captures) the one taking the pieces that
+        // the path passes over.
+        let exact: Vec<&Move> = matching
+            .iter()
+            .copied()
+            .filter(|m| m.path() == &squares[1..])
+            .collect();
+        matching = if exact.is_empty() {
+            let passed = pieces_passed(rules, pos, &squares);
+            matching
+                .into_iter()
+                .filter(|m| Some(m.captured) == passed)
+                .collect()
+        } else {
+            exact
+        };
+    }
     match matching.len() {
         0 => Err(MoveError::Illegal(t.to_string())),
         1 => Ok(*matching[0]),
@@ -511,21 +551,59 @@ pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, Mov
             t.to_string(),
             matching
                 .iter()
-                .map(|m| m.to_pdn(true))
+                .map(|m| m.to_pdn_for(rules, true))
                 .collect::<Vec<_>>()
                 .join(" or "),
         )),
     }
 }
 
-/// PDN for `m` among the legal moves `all`: the short form, or the full path where the short
-/// form would name two moves.
+/// The opponent's pieces on the straight diagonal segments between consecutive squares of
+/// `path`, or `None` if two consecutive squares are not on one diagonal.
+fn pieces_passed(rules: &Rules, pos: &Position, path: &[u8]) -> Option<u64> {
+    let g = rules.geometry();
+    let opp = pos.pieces(pos.side_to_move().opponent());
+    let mut passed = 0u64;
+    for w in path.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let mut found = false;
+        for d in Dir::ALL {
+            let mut between = 0u64;
+            let mut sq = g.step(a, d);
+            while sq != NONE && sq != b {
+                between |= 1u64 << sq;
+                sq = g.step(sq, d);
+            }
+            if sq == b {
+                passed |= between & opp;
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            return None;
+        }
+    }
+    Some(passed)
+}
+
+/// PDN for `m` among the legal moves `all`, in the standard numbering: the short form, or the
+/// full path where the short form would name two moves. For a variant with its own numbering
+/// use [`pdn_in_for`].
 pub fn pdn_in(m: &Move, all: &[Move]) -> String {
-    let ambiguous = m.is_capture()
-        && all
-            .iter()
-            .any(|o| o.from == m.from && o.to == m.to && o.captured != m.captured);
-    m.to_pdn(ambiguous)
+    m.to_pdn(needs_full_path(m, all))
+}
+
+/// [`pdn_in`] in the square numbering of `rules` (Italian and Spanish number their own boards).
+pub fn pdn_in_for(rules: &Rules, m: &Move, all: &[Move]) -> String {
+    m.to_pdn_for(rules, needs_full_path(m, all))
+}
+
+fn needs_full_path(m: &Move, all: &[Move]) -> bool {
+    m.is_capture()
+        && all.iter().any(|o| {
+            o.from == m.from && o.to == m.to && (o.captured != m.captured || o.crowned != m.crowned)
+        })
 }
 
 /// Positions from which a quiet move that keeps the material (no capture, no crowning) leads
@@ -635,5 +713,77 @@ mod tests {
         let mut names: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
         names.sort();
         assert_eq!(names, vec!["26x19", "27x18x9"]);
+    }
+
+    /// Italian and Spanish moves are read and written in their own numbering; the internal
+    /// squares (and `to_pdn`) stay standard.
+    #[test]
+    fn mirrored_numberings_in_move_text() {
+        let it = Rules::ITALIAN;
+        // Italian 30 = d1, 27 = e2, 23 = f3 are standard 31, 26, 22.
+        let p = fen::parse("W:W30:B27", &it).unwrap();
+        let m = parse_move(&it, &p, "30x23").unwrap();
+        assert_eq!(m.to_pdn_for(&it, false), "30x23");
+        assert_eq!(m.to_pdn(false), "31x22");
+        assert_eq!(
+            parse_move(&it, &p, "31x22"),
+            Err(MoveError::Illegal("31x22".into()))
+        );
+        let mut all = Vec::new();
+        legal_moves(&it, &p, Counting::Unique, &mut all);
+        assert_eq!(pdn_in_for(&it, &m, &all), "30x23");
+        assert_eq!(pdn_in(&m, &all), "31x22");
+
+        // Spanish start: White on 1-12 (rank 1-3 numbered from h1), moving toward 32.
+        let sp = Rules::SPANISH;
+        let start = Position::start(&sp);
+        let mut v = Vec::new();
+        legal_moves(&sp, &start, Counting::Unique, &mut v);
+        let mut names: Vec<String> = v.iter().map(|m| m.to_pdn_for(&sp, false)).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["10-13", "10-14", "11-14", "11-15", "12-15", "12-16", "9-13"]
+        );
+        let m = parse_move(&sp, &start, "9-13").unwrap();
+        assert_eq!(
+            fen::write_for(&m.apply(&start), &sp),
+            "B:W1,2,3,4,5,6,7,8,10,11,12,13:B21,22,23,24,25,26,27,28,29,30,31,32"
+        );
+    }
+
+    /// A full path names a capture even when it lands between the captures on other squares
+    /// than the move kept for the same pieces (flying kings).
+    #[test]
+    fn full_path_with_other_landing_squares() {
+        let r = Rules::INTERNATIONAL;
+        // The king on 46 takes 37 and lands anywhere from 32 to 19, then takes 14.
+        let p = fen::parse("W:WK46:B37,14", &r).unwrap();
+        let mut v = Vec::new();
+        legal_moves(&r, &p, Counting::Unique, &mut v);
+        let mut names: Vec<String> = v.iter().map(|m| m.to_pdn(false)).collect();
+        names.sort();
+        assert_eq!(names, ["46x10", "46x5"]);
+        let short = parse_move(&r, &p, "46x10").unwrap();
+        for text in ["46x32x10", "46x28x10", "46x23x10", "46x19x10"] {
+            assert_eq!(parse_move(&r, &p, text), Ok(short), "{text}");
+        }
+        assert!(parse_move(&r, &p, "46x37x10").is_err());
+        assert!(parse_move(&r, &p, "46x33x10").is_err());
+    }
+
+    /// Captures that take the same pieces by different routes are one legal move; `Paths`
+    /// counts each order (movegen-cases.tsv, py-draughts windmill).
+    #[test]
+    fn duplicate_captures_are_one_move() {
+        let r = Rules::INTERNATIONAL;
+        let p = fen::parse("W:WK2:B7,8,17,18", &r).unwrap();
+        let mut v = Vec::new();
+        legal_moves(&r, &p, Counting::Unique, &mut v);
+        assert_eq!(v.len(), 1);
+        legal_moves(&r, &p, Counting::Paths, &mut v);
+        let mut paths: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
+        paths.sort();
+        assert_eq!(paths, ["2x11x22x13x2", "2x13x22x11x2"]);
     }
 }

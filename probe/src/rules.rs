@@ -50,7 +50,8 @@ pub enum KingRange {
 /// Which of the available capture sequences the player may choose (majority rules).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precedence {
-    /// Any capture and any continuation (English, Russian, Pool, gracz8).
+    /// Any capture sequence may be chosen, however many pieces it takes; each sequence is
+    /// still played to its end (English, Russian, Pool, gracz8).
     Free,
     /// The sequence that takes the most pieces; kings and men count the same (International,
     /// Brazilian).
@@ -105,33 +106,123 @@ pub enum BlockedOutcome {
     Draw,
 }
 
-/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]).
+/// How the playable squares are numbered in FEN and move text: the board of the variant's PDN
+/// GameType (variants.md, "Italian and Spanish are played on the mirrored board").
+///
+/// Internally every variant uses the standard geometry (White at the bottom, moving toward
+/// row 0; the square of internal index `i` is standard square `i + 1`). A mirrored board is the
+/// standard one reflected left to right, which maps diagonals to diagonals and each side's
+/// forward directions to its forward directions, so the game is the same; only the numbers that
+/// players write differ, and [`Numbering::number`] / [`Numbering::square`] translate them at the
+/// edge (FEN and move text).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Numbering {
+    /// The standard board (dark square at each player's near left) in reading order from the top
+    /// row: 8x8 square 1 = (0,1), 32 = (7,6); White starts on the highest numbers (variants.md,
+    /// "Board, squares, notation"; every preset but Italian and Spanish).
+    Standard,
+    /// The mirrored board (light square at the near left) in reading order from Black's side:
+    /// square 1 = a8, the top-left corner; 1-4 = a8, c8, e8, g8; 29-32 = b1, d1, f1, h1; White
+    /// starts on 21-32 (PDN GameType 22, Italian).
+    Italian,
+    /// The mirrored board numbered from White's side: square 1 = h1, White's near-right corner,
+    /// each row read from White's right (1-4 = h1, f1, d1, b1; 5 = g2); White starts on 1-12
+    /// (PDN GameType 24, Spanish). It is the Italian numbering turned by 180 degrees.
+    Spanish,
+}
+
+impl Numbering {
+    /// The number (1-based, as written in FEN and moves) of internal square `sq` on `g`.
+    #[inline]
+    pub fn number(self, g: &Geometry, sq: u8) -> u32 {
+        let half = g.half();
+        let mirrored = || (sq / half) * half + (half - 1 - sq % half);
+        match self {
+            Numbering::Standard => sq as u32 + 1,
+            Numbering::Italian => mirrored() as u32 + 1,
+            Numbering::Spanish => g.squares as u32 - mirrored() as u32,
+        }
+    }
+
+    /// The internal square of number `n` (1-based), or `None` if `n` is not on the board.
+    #[inline]
+    pub fn square(self, g: &Geometry, n: u32) -> Option<u8> {
+        if n == 0 || n > g.squares as u32 {
+            return None;
+        }
+        // Each numbering is its own inverse up to the final +1 / reversal.
+        let idx = match self {
+            Numbering::Standard | Numbering::Italian => (n - 1) as u8,
+            Numbering::Spanish => (g.squares as u32 - n) as u8,
+        };
+        Some(match self {
+            Numbering::Standard => idx,
+            Numbering::Italian | Numbering::Spanish => {
+                let half = g.half();
+                (idx / half) * half + (half - 1 - idx % half)
+            }
+        })
+    }
+
+    /// A bitboard whose bit `n - 1` stands for square number `n`, as an internal bitboard.
+    pub fn to_internal(self, g: &Geometry, numbered: u64) -> u64 {
+        if self == Numbering::Standard {
+            return numbered;
+        }
+        let mut out = 0u64;
+        let mut bb = numbered;
+        while bb != 0 {
+            let n = bb.trailing_zeros() + 1;
+            bb &= bb - 1;
+            if let Some(sq) = self.square(g, n) {
+                out |= 1u64 << sq;
+            }
+        }
+        out
+    }
+}
+
+/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), or flip
+/// a field of one: `Rules { capture_compulsory: false, ..Rules::INTERNATIONAL }`.
+///
+/// Each field is one row of the preset table in variants.md ("Presets").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
     /// Preset name, as used on the command line and in table file names.
     pub name: &'static str,
-    /// Board side: 8 or 10 squares.
+    /// Board side, 8 or 10 (variants.md row "board"): an N x N board with N*N/2 playable
+    /// squares; each side starts with men on the N/2 - 1 rows nearest it.
     pub board: u8,
-    /// The side that moves first from the start position.
+    /// The side that moves first from the start position (row "first to move").
     pub first_to_move: Color,
-    /// Whether men also capture backward (International: yes; English: no).
+    /// Whether men capture backward as well as forward (row "men capture backward"). Men
+    /// always move (without capturing) forward only.
     pub men_capture_backward: bool,
-    /// How far kings move and capture.
+    /// How far kings move and capture (row "kings": short or flying).
     pub kings: KingRange,
-    /// Whether a player who can capture must capture.
+    /// Whether a player who can capture must capture (row "capture compulsory"; the
+    /// optional-rules text's "capturing is optional" is `false`).
     pub capture_compulsory: bool,
-    /// Which capture sequences are legal when several exist.
+    /// Which capture sequences the player may choose when several exist (row "which capture
+    /// (precedence)").
     pub precedence: Precedence,
-    /// When captured pieces leave the board.
+    /// When captured pieces leave the board (row "captured pieces removed").
     pub removal: Removal,
-    /// A man reaching its crowning row in the middle of a capture.
+    /// What a man that reaches its crowning row in the middle of a capture does (row "man
+    /// reaching the far row mid-capture").
     pub mid_capture_promotion: MidCapturePromotion,
-    /// Whether a man may capture a king (Italian: no).
+    /// Whether a man may capture a king (row "men may capture kings"; Italian: no).
     pub men_capture_kings: bool,
-    /// Where a flying king lands after a jump.
+    /// Where a flying king may land after a jump (row "flying king's landing square in a
+    /// capture"; "Common to all variants": sequences are maximal, except gracz8's free landing).
+    /// Has no effect with short kings.
     pub king_landing: KingLanding,
-    /// Value of a position whose side to move is blocked.
+    /// Value of a position whose side to move has pieces but no legal move ("Optional rule
+    /// fields": loses by default, or draws). It changes values, not legal moves.
     pub blocked: BlockedOutcome,
+    /// How FEN and moves number the squares ("Italian and Spanish are played on the mirrored
+    /// board"). It changes notation only, not the game.
+    pub numbering: Numbering,
 }
 
 impl Rules {
@@ -149,6 +240,7 @@ impl Rules {
         men_capture_kings: true,
         king_landing: KingLanding::MustContinue,
         blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
     };
 
     /// International draughts, 10x10 (variants.md, "international"; seeds 000, 004).
@@ -165,10 +257,161 @@ impl Rules {
         men_capture_kings: true,
         king_landing: KingLanding::MustContinue,
         blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
     };
 
-    /// The presets whose tables dtb builds today.
-    pub const PRESETS: &'static [Rules] = &[Rules::ENGLISH, Rules::INTERNATIONAL];
+    /// Polish 8x8 rules as published for online play (variants.md, "gracz8"; seed 002): men
+    /// capture forward only, flying kings that may land on any square beyond, free choice of
+    /// capture, pieces removed at once, a man crowned mid-capture goes on as a king.
+    pub const GRACZ8: Rules = Rules {
+        name: "gracz8",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::Free,
+        removal: Removal::Immediate,
+        mid_capture_promotion: MidCapturePromotion::CrownAndContinue,
+        men_capture_kings: true,
+        king_landing: KingLanding::Any,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
+    };
+
+    /// Russian draughts (variants.md, "russian"): flying kings, men capture backward, free
+    /// choice, a man crowned mid-capture goes on as a king.
+    pub const RUSSIAN: Rules = Rules {
+        name: "russian",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: true,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::Free,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::CrownAndContinue,
+        men_capture_kings: true,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
+    };
+
+    /// Brazilian draughts (variants.md, "brazilian"): the international rules on 8x8.
+    pub const BRAZILIAN: Rules = Rules {
+        name: "brazilian",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: true,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::MostPieces,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::ContinueAsMan,
+        men_capture_kings: true,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
+    };
+
+    /// Pool checkers (variants.md, "pool"; PDN GameType 23): Black first, flying kings, men
+    /// capture backward, free choice, a man passing the far row mid-capture stays a man.
+    pub const POOL: Rules = Rules {
+        name: "pool",
+        board: 8,
+        first_to_move: Color::Black,
+        men_capture_backward: true,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::Free,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::ContinueAsMan,
+        men_capture_kings: true,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
+    };
+
+    /// Czech draughts (variants.md, "czech"): flying kings, men capture forward only, a king
+    /// must capture if it can.
+    pub const CZECH: Rules = Rules {
+        name: "czech",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::KingFirst,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::CrownAndStop,
+        men_capture_kings: true,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Standard,
+    };
+
+    /// Italian draughts (variants.md, "italian"; PDN GameType 22): short kings, men capture
+    /// forward only and never capture kings, the Italian order of precedence, the mirrored
+    /// board numbered from a8.
+    pub const ITALIAN: Rules = Rules {
+        name: "italian",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        kings: KingRange::Short,
+        capture_compulsory: true,
+        precedence: Precedence::Italian,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::CrownAndStop,
+        men_capture_kings: false,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Italian,
+    };
+
+    /// Spanish draughts (variants.md, "spanish"; PDN GameType 24): flying kings, men capture
+    /// forward only, most pieces then most kings, the mirrored board numbered from h1.
+    pub const SPANISH: Rules = Rules {
+        name: "spanish",
+        board: 8,
+        first_to_move: Color::White,
+        men_capture_backward: false,
+        kings: KingRange::Flying,
+        capture_compulsory: true,
+        precedence: Precedence::MostPiecesThenKings,
+        removal: Removal::AtEnd,
+        mid_capture_promotion: MidCapturePromotion::CrownAndStop,
+        men_capture_kings: true,
+        king_landing: KingLanding::MustContinue,
+        blocked: BlockedOutcome::Loss,
+        numbering: Numbering::Spanish,
+    };
+
+    /// The 10x10 game of the optional-rules text (variants.md, "Optional rule fields"; seed
+    /// 003): the international rules with optional capture (a quiet move may be played when a
+    /// capture exists; a capture, once chosen, follows the usual precedence) and the default
+    /// blocked outcome (loss). The same text's other options are fields already:
+    /// `kings: KingRange::Short`, `precedence: Precedence::KingFirst`,
+    /// `blocked: BlockedOutcome::Draw`.
+    pub const INTERNATIONAL_OPTIONAL: Rules = Rules {
+        name: "international-optional",
+        capture_compulsory: false,
+        ..Rules::INTERNATIONAL
+    };
+
+    /// Every preset of variants.md, in its order (the CLI's `dtb variants` and `--variant`).
+    pub const PRESETS: &'static [Rules] = &[
+        Rules::ENGLISH,
+        Rules::INTERNATIONAL,
+        Rules::GRACZ8,
+        Rules::RUSSIAN,
+        Rules::BRAZILIAN,
+        Rules::POOL,
+        Rules::CZECH,
+        Rules::ITALIAN,
+        Rules::SPANISH,
+        Rules::INTERNATIONAL_OPTIONAL,
+    ];
 
     /// The preset named `name` (case-insensitive), if any.
     pub fn by_name(name: &str) -> Option<Rules> {
@@ -184,11 +427,26 @@ impl Rules {
         Geometry::for_size(self.board)
     }
 
+    /// The number written in FEN and moves for internal square `sq` (see [`Numbering`]).
+    #[inline]
+    pub fn square_number(&self, sq: u8) -> u32 {
+        self.numbering.number(self.geometry(), sq)
+    }
+
+    /// The internal square that this variant's players call `n`, if it is on the board.
+    #[inline]
+    pub fn square_of_number(&self, n: u32) -> Option<u8> {
+        self.numbering.square(self.geometry(), n)
+    }
+
     /// The rule fields as 16 bytes, stored in every table file header so that a table built
-    /// under other rules is refused. Byte 0 is the encoding version.
+    /// under other rules is refused. Byte 0 is the encoding version (2: byte 12, the
+    /// numbering, was added; version 1 had no byte 12 and covered only standard numbering);
+    /// bytes 1-12 are the fields in declaration order, each as its enum discriminant or 0/1;
+    /// bytes 13-15 are zero. Distinct for every preset.
     pub fn encode(&self) -> [u8; 16] {
         let mut b = [0u8; 16];
-        b[0] = 1;
+        b[0] = 2;
         b[1] = self.board;
         b[2] = self.first_to_move as u8;
         b[3] = self.men_capture_backward as u8;
@@ -200,6 +458,7 @@ impl Rules {
         b[9] = self.men_capture_kings as u8;
         b[10] = self.king_landing as u8;
         b[11] = self.blocked as u8;
+        b[12] = self.numbering as u8;
         b
     }
 
@@ -223,5 +482,97 @@ mod tests {
         assert_ne!(Rules::ENGLISH.encode(), Rules::INTERNATIONAL.encode());
         assert_eq!(Rules::ENGLISH.max_pieces_per_side(), 12);
         assert_eq!(Rules::INTERNATIONAL.max_pieces_per_side(), 20);
+        for (i, a) in Rules::PRESETS.iter().enumerate() {
+            assert_eq!(Rules::by_name(a.name), Some(*a));
+            assert_eq!(Rules::by_name(&a.name.to_uppercase()), Some(*a));
+            for b in &Rules::PRESETS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert_ne!(a.encode(), b.encode(), "{} and {}", a.name, b.name);
+            }
+        }
+        let names: Vec<&str> = Rules::PRESETS.iter().map(|r| r.name).collect();
+        assert_eq!(
+            names,
+            [
+                "english",
+                "international",
+                "gracz8",
+                "russian",
+                "brazilian",
+                "pool",
+                "czech",
+                "italian",
+                "spanish",
+                "international-optional"
+            ]
+        );
+    }
+
+    /// The out-of-scope variants of the reference data are not matched by a prefix or a
+    /// neighbour's name.
+    #[test]
+    fn by_name_matches_whole_names_only() {
+        for n in [
+            "english-6x6",
+            "international-6x6",
+            "frisian",
+            "killer",
+            "thai-12men",
+            "turkish",
+            "canadian",
+            "internat",
+            "italian ",
+            "",
+        ] {
+            assert_eq!(Rules::by_name(n), None, "{n:?}");
+        }
+    }
+
+    /// variants.md: Italian 1-4 = a8, c8, e8, g8 and 29-32 = b1, d1, f1, h1; Spanish 1 = h1
+    /// with White on 1-12. Internal squares are standard (row, column) with White at the
+    /// bottom; the mirrored board's column c is the standard board's column N-1-c.
+    #[test]
+    fn mirrored_numberings_name_the_squares_their_players_mean() {
+        let g = Rules::ITALIAN.geometry();
+        // (number, row, column on the mirrored board); row 0 is rank 8, column 0 is file a.
+        let italian = [
+            (1, 0, 0),
+            (2, 0, 2),
+            (4, 0, 6),
+            (5, 1, 1),
+            (29, 7, 1),
+            (32, 7, 7),
+        ];
+        for (n, row, col) in italian {
+            let sq = Rules::ITALIAN.square_of_number(n).unwrap();
+            assert_eq!(g.coords(sq), (row, 7 - col), "italian {n}");
+            assert_eq!(Rules::ITALIAN.square_number(sq), n);
+        }
+        // Spanish: 1 = h1, 4 = b1, 5 = g2, 12 = a3, 32 = a8.
+        let spanish = [
+            (1, 7, 7),
+            (4, 7, 1),
+            (5, 6, 6),
+            (8, 6, 0),
+            (12, 5, 1),
+            (32, 0, 0),
+        ];
+        for (n, row, col) in spanish {
+            let sq = Rules::SPANISH.square_of_number(n).unwrap();
+            assert_eq!(g.coords(sq), (row, 7 - col), "spanish {n}");
+            assert_eq!(Rules::SPANISH.square_number(sq), n);
+        }
+        for r in Rules::PRESETS {
+            let g = r.geometry();
+            for sq in 0..g.squares {
+                assert_eq!(r.square_of_number(r.square_number(sq)), Some(sq));
+            }
+            assert_eq!(r.square_of_number(0), None);
+            assert_eq!(r.square_of_number(g.squares as u32 + 1), None);
+        }
+        // White's start squares: 21-32 internally; Italian 21-32, Spanish 1-12.
+        let white_start = 0xFFFu64 << 20;
+        assert_eq!(Numbering::Italian.to_internal(g, 0xFFF << 20), white_start);
+        assert_eq!(Numbering::Spanish.to_internal(g, 0xFFF), white_start);
     }
 }

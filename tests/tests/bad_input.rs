@@ -749,7 +749,6 @@ fn move_parsing_matrix() {
 /// PDN squares are plain digits, as the FEN parser requires (it refuses `+5`); the move
 /// parser goes through `str::parse::<u32>`, which also takes a leading `+`.
 #[test]
-#[ignore = "BUG: parse_move accepts a sign: \"+30x21x14\" parses as 30x21x14 (FEN refuses \"+5\")"]
 fn move_parsing_refuses_signs() {
     let pos = fen::parse("W:W30:B17,18,25,26", &E).unwrap();
     for t in ["+30x21x14", "30x+21x14", "+11-15"] {
