@@ -260,8 +260,37 @@ impl SliceIndex {
         self.with_kings(cache.wmen, cache.bmen, idx % self.king_block, side)
     }
 
-    /// The men of men-placement number `group` (= index / king placements per men placement).
-    fn men_of(&self, group: u64) -> (u64, u64) {
+    /// The index of `pos` within its men group (`index(pos) % kings_per_group()`), from its
+    /// kings alone: the men must be the group's.
+    #[inline]
+    pub fn kings_index(&self, pos: &Position) -> u64 {
+        let kings = pos.kings();
+        let men = pos.occupied() & !kings;
+        let wk = pos.white() & kings;
+        let bk = pos.black() & kings;
+        let empty = self.g.all & !men;
+        let bk_n = binom(
+            self.free_after_men - self.material.white_kings as u32,
+            self.material.black_kings as u32,
+        );
+        rank_in(wk, empty) * bk_n + rank_in(bk, empty & !wk)
+    }
+
+    /// Number of king placements per men placement: indices `g * K .. (g + 1) * K` share
+    /// the men placement number `g` (a "men group") and differ only in the kings.
+    #[inline]
+    pub fn kings_per_group(&self) -> u64 {
+        self.king_block
+    }
+
+    /// Number of men placements (men groups): `size / kings_per_group`.
+    pub fn men_groups(&self) -> u64 {
+        self.size / self.king_block
+    }
+
+    /// The men of men-placement number `group` (= index / king placements per men placement):
+    /// (white men, black men) bitboards.
+    pub fn men_of(&self, group: u64) -> (u64, u64) {
         let m = &self.material;
         let s = self.g.squares as u32;
         let half = self.g.half() as u32;
@@ -363,6 +392,7 @@ mod tests {
                     let mut cache = MenCache::default();
                     for i in 0..ix.size() {
                         let p = ix.unindex(i, Color::White);
+                        assert_eq!(ix.kings_index(&p), i % ix.kings_per_group());
                         assert_eq!(p, ix.unindex_cached(i, Color::White, &mut cache));
                         assert_eq!(p.material(), mat);
                         assert_eq!(ix.index(&p), i, "{mat} {i}");
