@@ -124,7 +124,10 @@ pub struct SliceStats {
     pub positions: u64,
     /// Positions solved (both sides to move).
     pub solved: u64,
+    /// Wall seconds for the whole slice (solve and write).
     pub seconds: f64,
+    /// Wall seconds of the solve alone.
+    pub solve_seconds: f64,
     pub wld_bytes: u64,
     pub dtw_bytes: u64,
     /// Wins, losses, draws over the stored positions.
@@ -291,6 +294,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 positions,
                 solved: 0,
                 seconds: 0.0,
+                solve_seconds: 0.0,
                 wld_bytes,
                 dtw_bytes,
                 counts,
@@ -319,6 +323,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 message: e.to_string(),
             }
         })?;
+        let solve_seconds = t0.elapsed().as_secs_f64();
         let codes = [solved.stored_codes(0), solved.stored_codes(1)];
         let (sides_bits, stored): (u8, Vec<&[u16]>) = if symmetric {
             (1, vec![&codes[0]])
@@ -353,6 +358,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             positions,
             solved: 2 * size,
             seconds: t0.elapsed().as_secs_f64(),
+            solve_seconds,
             wld_bytes,
             dtw_bytes,
             counts,

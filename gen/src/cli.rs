@@ -252,9 +252,10 @@ fn slice_text(s: &SliceStats) -> String {
         "already built".to_string()
     } else {
         format!(
-            "{:.2} s, {:.0} positions/s/core",
+            "{:.2} s ({:.2} s solving, {:.0} positions/s/core)",
             s.seconds,
-            s.solved as f64 / s.seconds.max(1e-9) / threads
+            s.solve_seconds,
+            s.solved as f64 / s.solve_seconds.max(1e-9) / threads
         )
     };
     format!(
@@ -279,6 +280,8 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "wins": s.counts[0], "losses": s.counts[1], "draws": s.counts[2],
         "max_plies": s.max_plies,
         "seconds": s.seconds,
+        "solve_seconds": s.solve_seconds,
+        "solved": s.solved,
         "skipped": s.skipped,
         "wld_bytes": s.wld_bytes,
         "dtw_bytes": s.dtw_bytes,
@@ -335,7 +338,7 @@ fn gen(
     let secs = t0.elapsed().as_secs_f64();
     let positions: u64 = stats.iter().map(|s| s.positions).sum();
     let solved: u64 = stats.iter().map(|s| s.solved).sum();
-    let solve_secs: f64 = stats.iter().map(|s| s.seconds).sum();
+    let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
     let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
     let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
     let peak = build::peak_memory().unwrap_or(0);
@@ -346,7 +349,7 @@ fn gen(
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
                 "slices": stats.len(), "positions": positions, "solved": solved,
-                "seconds": secs, "positions_per_second_per_core": rate, "threads": threads,
+                "seconds": secs, "solve_seconds": solve_secs, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
@@ -354,8 +357,8 @@ fn gen(
         );
     } else {
         println!(
-            "{} 2-{} pieces: {} slices, {} positions in {:.1} s ({:.0} positions/s/core on {} threads), peak memory {} MiB",
-            rules.name, pieces, stats.len(), positions, secs, rate, threads, peak >> 20
+            "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB",
+            rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
         );
         println!(
             "WLD {} bytes ({:.4} bits/position), DTW {} bytes ({:.4} bits/position), in {}",
