@@ -23,8 +23,9 @@ pub const MAX_PIECES: u32 = 8;
 pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 /// Positions per block in DTW files.
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
-/// zstd level of both kinds of files.
-pub const ZSTD_LEVEL: i32 = 19;
+/// zstd level of both kinds of files. English 2-5 measured: level 15 writes in about half
+/// the time of 19 for 0.4% more WLD bytes (1,499,086 vs 1,493,050); level 9 is 9% larger.
+pub const ZSTD_LEVEL: i32 = 15;
 /// Bytes of working memory per position (side to move counted) while solving: state (2),
 /// successor counter (1), exit bits (2), true values (2), stored codes (2), WLD codes while
 /// writing (2), and the per-level lists (8, in the worst case every position once).

@@ -138,6 +138,22 @@ fn rules_named(name: &str) -> Result<Rules> {
     })
 }
 
+/// One line for an error and its causes, each cause added only where the message above it
+/// does not already say it (the library errors include their cause in their own message).
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.is_empty() {
+            line = text;
+        } else if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
 /// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
 ///
 /// # Errors

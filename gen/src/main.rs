@@ -6,7 +6,7 @@ fn main() -> ExitCode {
     match dtb_gen::cli::run(std::env::args_os()) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("dtb: error: {e:#}");
+            eprintln!("dtb: error: {}", dtb_gen::cli::error_line(&e));
             ExitCode::from(2)
         }
     }
