@@ -129,6 +129,8 @@ pub struct SliceStats {
     pub seconds: f64,
     /// Wall seconds of the solve alone.
     pub solve_seconds: f64,
+    /// Wall seconds writing (compressing, checking, syncing) the DTW and the WLD file.
+    pub write_seconds: [f64; 2],
     pub wld_bytes: u64,
     pub dtw_bytes: u64,
     /// Wins, losses, draws over the stored positions.
@@ -296,6 +298,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 solved: 0,
                 seconds: 0.0,
                 solve_seconds: 0.0,
+                write_seconds: [0.0; 2],
                 wld_bytes,
                 dtw_bytes,
                 counts,
@@ -331,6 +334,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         } else {
             (3, vec![&codes[0], &codes[1]])
         };
+        let t1 = Instant::now();
         let dtw_bytes = write_table(
             &plan.path(m, ValueKind::Dtw),
             &TableData {
@@ -339,6 +343,8 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             },
             plan.zstd_level,
         )?;
+        let dtw_seconds = t1.elapsed().as_secs_f64();
+        let t2 = Instant::now();
         let wld: Vec<Vec<u16>> = stored.iter().map(|s| wld_codes(s)).collect();
         let wld_bytes = write_table(
             &plan.path(m, ValueKind::Wld),
@@ -360,6 +366,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             solved: 2 * size,
             seconds: t0.elapsed().as_secs_f64(),
             solve_seconds,
+            write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
             wld_bytes,
             dtw_bytes,
             counts,

@@ -297,6 +297,8 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "max_plies": s.max_plies,
         "seconds": s.seconds,
         "solve_seconds": s.solve_seconds,
+        "dtw_write_seconds": s.write_seconds[0],
+        "wld_write_seconds": s.write_seconds[1],
         "solved": s.solved,
         "skipped": s.skipped,
         "wld_bytes": s.wld_bytes,
@@ -355,6 +357,8 @@ fn gen(
     let positions: u64 = stats.iter().map(|s| s.positions).sum();
     let solved: u64 = stats.iter().map(|s| s.solved).sum();
     let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
+    let dtw_write: f64 = stats.iter().map(|s| s.write_seconds[0]).sum();
+    let wld_write: f64 = stats.iter().map(|s| s.write_seconds[1]).sum();
     let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
     let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
     let peak = build::peak_memory().unwrap_or(0);
@@ -365,7 +369,7 @@ fn gen(
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
                 "slices": stats.len(), "positions": positions, "solved": solved,
-                "seconds": secs, "solve_seconds": solve_secs, "positions_per_second_per_core": rate, "threads": threads,
+                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
@@ -377,11 +381,13 @@ fn gen(
             rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
         );
         println!(
-            "WLD {} bytes ({:.4} bits/position), DTW {} bytes ({:.4} bits/position), in {}",
+            "WLD {} bytes ({:.4} bits/position, written in {:.1} s), DTW {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
             wld,
             bits_per_position(wld, positions),
+            wld_write,
             dtw,
             bits_per_position(dtw, positions),
+            dtw_write,
             plan.out.display()
         );
     }

@@ -439,7 +439,10 @@ where
         by_potential[p].push(grp);
     }
     let mut values = [vec![DRAW; n as usize], vec![DRAW; n as usize]];
-    let mut capture = [vec![0u64; n.div_ceil(64) as usize], vec![0u64; n.div_ceil(64) as usize]];
+    let mut capture = [
+        vec![0u64; n.div_ceil(64) as usize],
+        vec![0u64; n.div_ceil(64) as usize],
+    ];
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
     let mut levels = 0usize;
@@ -611,7 +614,10 @@ where
                 }
             }
         }
-        let current = frontier.get_mut(level).map(std::mem::take).unwrap_or_default();
+        let current = frontier
+            .get_mut(level)
+            .map(std::mem::take)
+            .unwrap_or_default();
         if current.is_empty() {
             level += 1;
             continue;
@@ -620,7 +626,11 @@ where
         let lost_here = level % 2 == 0;
         let next_code = level_code(level + 1);
         for &l in &current {
-            let pos = ix.unindex_cached(base + (l as usize % kk) as u64, side_of(l as usize), &mut men);
+            let pos = ix.unindex_cached(
+                base + (l as usize % kk) as u64,
+                side_of(l as usize),
+                &mut men,
+            );
             pre.clear();
             quiet_unmoves(rules, &pos, &mut pre);
             for q in &pre {
@@ -628,7 +638,11 @@ where
                     continue; // a man move: the predecessor is in a group solved later
                 }
                 let ql = ix.kings_index(q) as usize
-                    + if q.side_to_move() == Color::White { 0 } else { kk };
+                    + if q.side_to_move() == Color::White {
+                        0
+                    } else {
+                        kk
+                    };
                 if val[ql] != OPEN {
                     continue;
                 }
@@ -724,7 +738,13 @@ mod tests {
                 assert!(a.values == b.values, "{} {m}: values differ", rules.name);
                 assert!(a.capture == b.capture, "{m}: capture flags differ");
                 let symmetric = m == m.mirror();
-                store.insert(m, [Some(a.stored_codes(0)), (!symmetric).then(|| a.stored_codes(1))]);
+                store.insert(
+                    m,
+                    [
+                        Some(a.stored_codes(0)),
+                        (!symmetric).then(|| a.stored_codes(1)),
+                    ],
+                );
             }
         }
     }
