@@ -22,7 +22,7 @@ use dtb_probe::material::Material;
 use dtb_probe::movegen::{legal_moves, quiet_unmoves, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::value::{self, goodness, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
+use dtb_probe::value::{self, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
 use rayon::prelude::*;
 
 const UNRESOLVED: u16 = u16::MAX;
@@ -83,6 +83,73 @@ pub enum SolveError<E: std::error::Error + 'static> {
     Lookup(#[source] E),
     #[error("distance overflow in slice {0}: more than 8191 plies")]
     TooDeep(Material),
+}
+
+/// What the first phase learns of one position from its legal moves.
+enum Start {
+    /// Its value is known: terminal, a capture position (every successor is in a solved
+    /// slice), or no move stays in the part being solved.
+    Known { code: u16, capture: bool },
+    /// It waits for `inside` successors in the part being solved; `aux` holds its exits.
+    Open {
+        inside: u8,
+        aux: u16,
+        win_exit: Option<u16>,
+    },
+}
+
+/// Classify `pos` (with its legal `moves`). `child` gives a successor's value code, or
+/// `None` when the successor lies in the part being solved now.
+fn classify<E>(
+    rules: &Rules,
+    pos: &Position,
+    moves: &[dtb_probe::movegen::Move],
+    mut child: impl FnMut(&Position) -> Result<Option<u16>, E>,
+) -> Result<Start, E> {
+    if moves.is_empty() {
+        let code = match rules.blocked {
+            BlockedOutcome::Loss => LOST,
+            BlockedOutcome::Draw => DRAW,
+        };
+        return Ok(Start::Known {
+            code,
+            capture: false,
+        });
+    }
+    let capture = value::is_capture_position(rules, moves);
+    let mut inside = 0u8;
+    let mut win_exit: Option<u16> = None;
+    let mut draw_exit = false;
+    let mut loss_exit = 0u16;
+    for m in moves {
+        // Captures always leave the slice, so a capture position has no `None` child.
+        let Some(c) = child(&m.apply(pos))? else {
+            inside += 1;
+            continue;
+        };
+        let v = parent_code(c);
+        match wld_of(v) {
+            Wld::Win => win_exit = Some(win_exit.map_or(v, |w| w.min(v))),
+            Wld::Draw => draw_exit = true,
+            Wld::Loss => loss_exit = loss_exit.max(v),
+        }
+    }
+    if inside == 0 {
+        let code = win_exit.unwrap_or(if draw_exit { DRAW } else { loss_exit });
+        return Ok(Start::Known { code, capture });
+    }
+    let mut aux = loss_exit.saturating_sub(1).min(AUX_LEVEL);
+    if draw_exit {
+        aux |= AUX_DRAW_EXIT;
+    }
+    if win_exit.is_some() {
+        aux |= AUX_WIN_EXIT;
+    }
+    Ok(Start::Open {
+        inside,
+        aux,
+        win_exit,
+    })
 }
 
 #[inline]
@@ -155,68 +222,35 @@ where
                 let side = side_of(g);
                 let pos = ix.unindex_cached(g % n, side, &mut men);
                 legal_moves(rules, &pos, Counting::Unique, &mut moves);
-                if moves.is_empty() {
-                    let v = match rules.blocked {
-                        BlockedOutcome::Loss => LOST,
-                        BlockedOutcome::Draw => DRAW,
-                    };
-                    state[g as usize].store(v, Relaxed);
-                    if v != DRAW {
-                        resolved.push((v - 1, g));
+                let start = classify(rules, &pos, &moves, |succ| {
+                    if succ.material() == material {
+                        Ok(None)
+                    } else {
+                        value::resolve(rules, src, succ).map(Some)
                     }
-                    continue;
-                }
-                if value::is_capture_position(rules, &moves) {
-                    let mut best = None;
-                    for m in &moves {
-                        let v = parent_code(value::resolve(rules, src, &m.apply(&pos))?);
-                        if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                            best = Some(v);
+                })?;
+                match start {
+                    Start::Known { code, capture } => {
+                        state[g as usize].store(code, Relaxed);
+                        if capture {
+                            aux[g as usize].store(AUX_CAPTURE, Relaxed);
+                        }
+                        if code != DRAW {
+                            resolved.push((code - 1, g));
                         }
                     }
-                    let v = best.unwrap_or(LOST);
-                    state[g as usize].store(v, Relaxed);
-                    aux[g as usize].store(AUX_CAPTURE, Relaxed);
-                    if v != DRAW {
-                        resolved.push((v - 1, g));
-                    }
-                    continue;
-                }
-                let mut inside = 0u8;
-                let mut win_exit: Option<u16> = None;
-                let mut draw_exit = false;
-                let mut loss_exit = 0u16;
-                for m in &moves {
-                    let succ = m.apply(&pos);
-                    if succ.material() == material {
-                        inside += 1;
-                        continue;
-                    }
-                    let v = parent_code(value::resolve(rules, src, &succ)?);
-                    match wld_of(v) {
-                        Wld::Win => win_exit = Some(win_exit.map_or(v, |w| w.min(v))),
-                        Wld::Draw => draw_exit = true,
-                        Wld::Loss => loss_exit = loss_exit.max(v),
+                    Start::Open {
+                        inside,
+                        aux: a,
+                        win_exit,
+                    } => {
+                        cnt[g as usize].store(inside, Relaxed);
+                        aux[g as usize].store(a, Relaxed);
+                        if let Some(w) = win_exit {
+                            cands.push((w - 1, g));
+                        }
                     }
                 }
-                if inside == 0 {
-                    let v = win_exit.unwrap_or(if draw_exit { DRAW } else { loss_exit });
-                    state[g as usize].store(v, Relaxed);
-                    if v != DRAW {
-                        resolved.push((v - 1, g));
-                    }
-                    continue;
-                }
-                cnt[g as usize].store(inside, Relaxed);
-                let mut a = loss_exit.saturating_sub(1).min(AUX_LEVEL);
-                if draw_exit {
-                    a |= AUX_DRAW_EXIT;
-                }
-                if let Some(w) = win_exit {
-                    a |= AUX_WIN_EXIT;
-                    cands.push((w - 1, g));
-                }
-                aux[g as usize].store(a, Relaxed);
             }
             progress(hi - lo);
             Ok((resolved, cands))
@@ -527,75 +561,38 @@ where
         let side = side_of(l);
         let pos = ix.unindex_cached(base + (l % kk) as u64, side, &mut men);
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
-        if moves.is_empty() {
-            let v = match rules.blocked {
-                BlockedOutcome::Loss => LOST,
-                BlockedOutcome::Draw => DRAW,
-            };
-            val[l] = v;
-            if v != DRAW {
-                put(&mut frontier, (v - 1) as usize, l as u32);
-            }
-            continue;
-        }
-        if value::is_capture_position(rules, &moves) {
-            let mut best = None;
-            for m in &moves {
-                let v = parent_code(
-                    value::resolve(rules, src, &m.apply(&pos)).map_err(SolveError::Lookup)?,
-                );
-                if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                    best = Some(v);
-                }
-            }
-            let v = best.unwrap_or(LOST);
-            val[l] = v;
-            capture[l] = true;
-            if v != DRAW {
-                put(&mut frontier, (v - 1) as usize, l as u32);
-            }
-            continue;
-        }
-        let mut inside = 0u8;
-        let mut win_exit: Option<u16> = None;
-        let mut draw_exit = false;
-        let mut loss_exit = 0u16;
-        for m in &moves {
-            let succ = m.apply(&pos);
-            let child = if succ.material() == material {
-                if succ.occupied() & !succ.kings() == group_men {
-                    inside += 1; // a king move: same men, same group
-                    continue;
-                }
-                solved[succ.side_to_move().index()][ix.index(&succ) as usize]
+        let start = classify(rules, &pos, &moves, |succ| {
+            if succ.material() != material {
+                value::resolve(rules, src, succ).map(Some)
+            } else if succ.occupied() & !succ.kings() == group_men {
+                Ok(None) // a king move: same men, same group
             } else {
-                value::resolve(rules, src, &succ).map_err(SolveError::Lookup)?
-            };
-            let v = parent_code(child);
-            match wld_of(v) {
-                Wld::Win => win_exit = Some(win_exit.map_or(v, |w| w.min(v))),
-                Wld::Draw => draw_exit = true,
-                Wld::Loss => loss_exit = loss_exit.max(v),
+                Ok(Some(
+                    solved[succ.side_to_move().index()][ix.index(succ) as usize],
+                ))
+            }
+        })
+        .map_err(SolveError::Lookup)?;
+        match start {
+            Start::Known { code, capture: c } => {
+                val[l] = code;
+                capture[l] = c;
+                if code != DRAW {
+                    put(&mut frontier, (code - 1) as usize, l as u32);
+                }
+            }
+            Start::Open {
+                inside,
+                aux: a,
+                win_exit,
+            } => {
+                cnt[l] = inside;
+                aux[l] = a;
+                if let Some(w) = win_exit {
+                    put(&mut cands, (w - 1) as usize, l as u32);
+                }
             }
         }
-        if inside == 0 {
-            let v = win_exit.unwrap_or(if draw_exit { DRAW } else { loss_exit });
-            val[l] = v;
-            if v != DRAW {
-                put(&mut frontier, (v - 1) as usize, l as u32);
-            }
-            continue;
-        }
-        cnt[l] = inside;
-        let mut a = loss_exit.saturating_sub(1).min(AUX_LEVEL);
-        if draw_exit {
-            a |= AUX_DRAW_EXIT;
-        }
-        if let Some(w) = win_exit {
-            a |= AUX_WIN_EXIT;
-            put(&mut cands, (w - 1) as usize, l as u32);
-        }
-        aux[l] = a;
     }
 
     // Propagate by levels of plies, king moves only.
