@@ -535,7 +535,6 @@ where
 {
     let k = ix.kings_per_group();
     let kk = k as usize;
-    let base = grp * k;
     let total = 2 * kk;
     const OPEN: u16 = u16::MAX;
     let mut val = vec![OPEN; total];
@@ -551,15 +550,15 @@ where
         lists[level].push(l);
     }
     let side_of = |l: usize| if l < kk { Color::White } else { Color::Black };
-    let mut men = MenCache::default();
     let mut moves = Vec::new();
-    let (wmen, bmen) = ix.men_of(grp);
+    let dec = ix.group_decoder(grp);
+    let (wmen, bmen) = dec.men();
     let group_men = wmen | bmen;
 
     // Initialise.
     for l in 0..total {
         let side = side_of(l);
-        let pos = ix.unindex_cached(base + (l % kk) as u64, side, &mut men);
+        let pos = dec.position((l % kk) as u64, side);
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
         let start = classify(rules, &pos, &moves, |succ| {
             if succ.material() != material {
@@ -623,11 +622,7 @@ where
         let lost_here = level % 2 == 0;
         let next_code = level_code(level + 1);
         for &l in &current {
-            let pos = ix.unindex_cached(
-                base + (l as usize % kk) as u64,
-                side_of(l as usize),
-                &mut men,
-            );
+            let pos = dec.position((l as usize % kk) as u64, side_of(l as usize));
             pre.clear();
             quiet_unmoves(rules, &pos, &mut pre);
             for q in &pre {

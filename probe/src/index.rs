@@ -95,6 +95,82 @@ fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
     out
 }
 
+/// The subset of `0..n` with colex rank `r` and `k` elements, ascending, into `out[..k]`.
+#[inline]
+fn unrank_positions(mut r: u64, k: u32, n: u32, out: &mut [u8; 16]) {
+    let mut hi = n;
+    let mut i = k;
+    while i > 1 {
+        let (mut lo, mut top) = (i - 1, hi - 1);
+        while lo < top {
+            let mid = (lo + top).div_ceil(2);
+            if binom(mid, i) <= r {
+                lo = mid;
+            } else {
+                top = mid - 1;
+            }
+        }
+        r -= binom(lo, i);
+        out[(i - 1) as usize] = lo as u8;
+        hi = lo;
+        i -= 1;
+    }
+    if i == 1 {
+        out[0] = r as u8;
+    }
+}
+
+/// Decodes the kings of one men group quickly: the empty squares are listed once, so a
+/// king's square is a table look-up instead of a bit search.
+#[derive(Clone, Debug)]
+pub struct GroupDecoder {
+    empty: [u8; 64],
+    n: u32,
+    white_kings: u32,
+    black_kings: u32,
+    bk_n: u64,
+    men: (u64, u64),
+}
+
+impl GroupDecoder {
+    /// (white men, black men) of the group.
+    pub fn men(&self) -> (u64, u64) {
+        self.men
+    }
+
+    /// The position with kings placement `king_idx` (< kings per group) and side to move.
+    #[inline]
+    pub fn position(&self, king_idx: u64, side: Color) -> Position {
+        let mut wpos = [0u8; 16];
+        let mut bpos = [0u8; 16];
+        let wk = self.white_kings as usize;
+        unrank_positions(king_idx / self.bk_n, self.white_kings, self.n, &mut wpos);
+        unrank_positions(
+            king_idx % self.bk_n,
+            self.black_kings,
+            self.n - self.white_kings,
+            &mut bpos,
+        );
+        let mut wkb = 0u64;
+        for &p in &wpos[..wk] {
+            wkb |= 1u64 << self.empty[p as usize];
+        }
+        let mut bkb = 0u64;
+        for &b in &bpos[..self.black_kings as usize] {
+            // The b-th empty square that holds no white king.
+            let mut p = b;
+            for &w in &wpos[..wk] {
+                if w <= p {
+                    p += 1;
+                }
+            }
+            bkb |= 1u64 << self.empty[p as usize];
+        }
+        let (wmen, bmen) = self.men;
+        Position::from_parts(wmen | wkb, bmen | bkb, wkb | bkb, side)
+    }
+}
+
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of byte `b` (8 if none).
 static SELECT_IN_BYTE: [[u8; 8]; 256] = build_select();
 
@@ -288,6 +364,28 @@ impl SliceIndex {
         self.size / self.king_block
     }
 
+    /// A fast decoder of the kings of men group `group`.
+    pub fn group_decoder(&self, group: u64) -> GroupDecoder {
+        let men = self.men_of(group);
+        let mut empty = [0u8; 64];
+        let mut n = 0u32;
+        let mut e = self.g.all & !(men.0 | men.1);
+        while e != 0 {
+            empty[n as usize] = e.trailing_zeros() as u8;
+            n += 1;
+            e &= e - 1;
+        }
+        let m = &self.material;
+        GroupDecoder {
+            empty,
+            n,
+            white_kings: m.white_kings as u32,
+            black_kings: m.black_kings as u32,
+            bk_n: binom(n - m.white_kings as u32, m.black_kings as u32),
+            men,
+        }
+    }
+
     /// The men of men-placement number `group` (= index / king placements per men placement):
     /// (white men, black men) bitboards.
     pub fn men_of(&self, group: u64) -> (u64, u64) {
@@ -390,8 +488,14 @@ mod tests {
                     let ix = SliceIndex::new(mat, g);
                     let mut seen = std::collections::HashSet::new();
                     let mut cache = MenCache::default();
+                    let mut dec = ix.group_decoder(0);
                     for i in 0..ix.size() {
                         let p = ix.unindex(i, Color::White);
+                        let grp = i / ix.kings_per_group();
+                        if i % ix.kings_per_group() == 0 {
+                            dec = ix.group_decoder(grp);
+                        }
+                        assert_eq!(p, dec.position(i % ix.kings_per_group(), Color::White));
                         assert_eq!(ix.kings_index(&p), i % ix.kings_per_group());
                         assert_eq!(p, ix.unindex_cached(i, Color::White, &mut cache));
                         assert_eq!(p.material(), mat);
