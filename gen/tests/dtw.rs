@@ -12,15 +12,18 @@ use dtb_probe::table::{BlockCache, TableFile};
 use dtb_probe::value::{wld_of, Wld};
 use dtb_probe::{fen, Rules, Tablebase};
 
+/// English 2-4 tables built afresh once per run at a fixed path inside `target/` (a static
+/// `TempDir` would never be dropped, leaking a directory per run).
 fn tables() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let plan = Plan::new(Rules::ENGLISH, 4, dir.path()).expect("plan");
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-english-4-dtw");
+        let _ = std::fs::remove_dir_all(&dir);
+        let plan = Plan::new(Rules::ENGLISH, 4, &dir).expect("plan");
         build::run(&plan, &Quiet).expect("build 2-4");
         dir
     })
-    .path()
+    .as_path()
 }
 
 fn read_all(path: &Path) -> (dtb_probe::format::Header, Vec<Vec<u16>>) {

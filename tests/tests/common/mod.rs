@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use dtb_gen::build::{run, Plan, Quiet};
@@ -13,31 +13,33 @@ use dtb_probe::board::Geometry;
 use dtb_probe::index::SliceIndex;
 use dtb_probe::{Material, Rules};
 
-/// English tables with up to `pieces` pieces, built once per test binary into a temporary
-/// directory (removed when the process ends... or left in the system temp directory if it is
-/// killed; `tempfile` names are unique).
-fn built(cell: &'static OnceLock<tempfile::TempDir>, pieces: u32) -> &'static Path {
+/// English tables with up to `pieces` pieces, built afresh once per test process into
+/// `$CARGO_TARGET_TMPDIR/dtb-english-<pieces>-<test binary>`. Statics are never dropped, so a
+/// `TempDir` here would leak one directory per run; a fixed path per test binary, emptied
+/// before each build, leaves at most one copy behind, inside `target/`.
+fn built(cell: &'static OnceLock<PathBuf>, pieces: u32) -> &'static Path {
     cell.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix(&format!("dtb-english-{pieces}-"))
-            .tempdir()
-            .expect("temporary directory");
-        let plan = Plan::new(Rules::ENGLISH, pieces, dir.path()).expect("valid plan");
+        let exe = std::env::current_exe().expect("test executable");
+        let stem = exe.file_stem().and_then(|s| s.to_str()).unwrap_or("tests");
+        let dir =
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dtb-english-{pieces}-{stem}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("valid plan");
         run(&plan, &Quiet).expect("English build");
         dir
     })
-    .path()
+    .as_path()
 }
 
 /// English 2-4 piece tables (WLD and DTW), built once per test binary (a few seconds).
 pub fn english4() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     built(&DIR, 4)
 }
 
 /// English 2-5 piece tables, built once per test binary (minutes: ignored tests only).
 pub fn english5() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     built(&DIR, 5)
 }
 
