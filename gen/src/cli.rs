@@ -50,9 +50,9 @@ enum Command {
         /// Directory to write the tables to (created if missing).
         #[arg(long, default_value = "tables")]
         out: PathBuf,
-        /// Worker threads (default: one per core).
-        #[arg(long)]
-        threads: Option<usize>,
+        /// Worker threads, 1..=1024 (default: one per core).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
         /// zstd level of the table files (1..=22; higher is smaller and slower to write).
         #[arg(long, default_value_t = build::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
         zstd_level: i32,
@@ -107,8 +107,8 @@ enum Command {
         /// Variant preset.
         #[arg(long, default_value = "english")]
         variant: String,
-        /// Depth in plies.
-        #[arg(long)]
+        /// Depth in plies (0..=40).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
         depth: u32,
         /// How captures taking the same pieces by different routes count.
         #[arg(long, value_enum, default_value_t = CountingArg::Unique)]
@@ -311,15 +311,17 @@ fn gen(
     variant: &str,
     pieces: u32,
     out: PathBuf,
-    threads: Option<usize>,
+    threads: Option<u16>,
     zstd_level: i32,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.zstd_level = zstd_level;
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
     if threads == 0 {
         bail!("--threads must be at least 1");
     }
@@ -400,19 +402,32 @@ fn probe(
     json: bool,
     batch: Option<PathBuf>,
     line: bool,
-    mut fens: Vec<String>,
+    fens: Vec<String>,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
-    if !dir.is_dir() {
-        bail!(
-            "table directory {} does not exist (build one with `dtb gen --out {}`)",
-            dir.display(),
-            dir.display()
-        );
+    let tb = open_tables(dir, &rules)?;
+    if fens.is_empty() && batch.is_none() {
+        bail!("no position given: pass FEN arguments or --batch FILE");
     }
-    let tb = Tablebase::open(dir, rules)?;
+    let failed = std::cell::Cell::new(false);
+    let answer = |text: &str, out: &mut dyn Write| -> Result<()> {
+        let ok = if line {
+            answer_line(&tb, &rules, text, json, out)?
+        } else {
+            answer_probe(&tb, &rules, text, json, out)?
+        };
+        if !ok {
+            failed.set(true);
+        }
+        Ok(())
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for f in &fens {
+        answer(f, &mut out)?;
+    }
     if let Some(b) = batch {
-        let reader: Box<dyn BufRead> = if b.as_os_str() == "-" {
+        let mut reader: Box<dyn BufRead> = if b.as_os_str() == "-" {
             Box::new(std::io::stdin().lock())
         } else {
             Box::new(std::io::BufReader::new(
@@ -420,82 +435,184 @@ fn probe(
                     .with_context(|| format!("cannot open batch file {}", b.display()))?,
             ))
         };
-        for line in reader.lines() {
-            let line = line.context("reading batch input")?;
-            if !line.trim().is_empty() {
-                fens.push(line.trim().to_string());
+        // One position a line, answered as it arrives (so a pipe can drive it); blank lines
+        // and `#` comments are skipped; a line that is not UTF-8 gets its own error.
+        let mut buf = Vec::new();
+        let mut number = 0usize;
+        loop {
+            buf.clear();
+            if reader
+                .read_until(b'\n', &mut buf)
+                .context("reading batch input")?
+                == 0
+            {
+                break;
             }
-        }
-    }
-    if fens.is_empty() {
-        bail!("no position given: pass FEN arguments or --batch FILE");
-    }
-    let mut failed = false;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for f in &fens {
-        if line {
-            match play_line(&tb, &rules, f) {
-                Ok(steps) => {
+            number += 1;
+            let text = match std::str::from_utf8(&buf) {
+                Ok(t) => t.trim_start_matches('\u{feff}').trim().to_string(),
+                Err(_) => {
+                    failed.set(true);
+                    let msg = format!("batch line {number} is not UTF-8 text");
                     if json {
-                        let moves: Vec<_> = steps
-                            .iter()
-                            .map(|(m, d, after)| json!({"move": m, "dtw": d, "fen": after}))
-                            .collect();
-                        writeln!(out, "{}", json!({"fen": f, "line": moves}))?;
+                        writeln!(out, "{}", json!({"line": number, "error": msg}))?;
                     } else {
-                        writeln!(out, "{f}")?;
-                        for (i, (m, d, after)) in steps.iter().enumerate() {
-                            let d = d.map_or("draw".to_string(), |d| format!("{d} plies left"));
-                            writeln!(out, "{:>4}. {m:<12} {d:<16} {after}", i + 1)?;
-                        }
+                        eprintln!("dtb: {msg}");
                     }
+                    continue;
                 }
-                Err(e) => {
-                    failed = true;
-                    if json {
-                        writeln!(out, "{}", json!({"fen": f, "error": e.to_string()}))?;
-                    } else {
-                        eprintln!("dtb: {f}: {e:#}");
-                    }
-                }
+            };
+            if text.is_empty() || text.starts_with('#') {
+                continue;
             }
-            continue;
-        }
-        match probe_one(&tb, &rules, f) {
-            Ok((wld, dtw, best)) => {
-                if json {
-                    writeln!(
-                        out,
-                        "{}",
-                        json!({"fen": f, "wld": wld, "dtw": dtw, "best_move": best})
-                    )?;
-                } else {
-                    let mut line = format!("{f}  {wld}");
-                    if let Some(d) = dtw {
-                        line.push_str(&format!(" in {d} plies"));
-                    }
-                    if let Some(b) = best {
-                        line.push_str(&format!("  best {b}"));
-                    }
-                    writeln!(out, "{line}")?;
-                }
-            }
-            Err(e) => {
-                failed = true;
-                if json {
-                    writeln!(out, "{}", json!({"fen": f, "error": e.to_string()}))?;
-                } else {
-                    eprintln!("dtb: {f}: {e}");
-                }
-            }
+            answer(&text, &mut out)?;
+            out.flush()?;
         }
     }
-    Ok(if failed {
+    Ok(if failed.get() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The input as shown in messages: at most 80 characters.
+fn shown(text: &str) -> String {
+    if text.chars().count() <= 80 {
+        text.to_string()
+    } else {
+        format!("{}...", text.chars().take(77).collect::<String>())
+    }
+}
+
+fn plies(n: u16) -> String {
+    if n == 1 {
+        "1 ply".to_string()
+    } else {
+        format!("{n} plies")
+    }
+}
+
+/// Answer one FEN; false if it failed (the error is printed).
+fn answer_probe(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    match probe_one(tb, rules, f) {
+        Ok((wld, dtw, best)) => {
+            if json {
+                writeln!(
+                    out,
+                    "{}",
+                    json!({"fen": f, "wld": wld, "dtw": dtw, "best_move": best})
+                )?;
+            } else {
+                let mut line = format!("{f}  {wld}");
+                if let Some(d) = dtw {
+                    line.push_str(&format!(" in {}", plies(d)));
+                }
+                if let Some(b) = best {
+                    line.push_str(&format!("  best {b}"));
+                }
+                writeln!(out, "{line}")?;
+            }
+            Ok(true)
+        }
+        Err(e) => {
+            if json {
+                writeln!(out, "{}", json!({"fen": f, "error": error_line(&e)}))?;
+            } else {
+                eprintln!("dtb: {}: {}", shown(f), error_line(&e));
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// Play and print the best line from one FEN; false if it failed.
+fn answer_line(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    match play_line(tb, rules, f) {
+        Ok((steps, cut)) => {
+            if json {
+                let moves: Vec<_> = steps
+                    .iter()
+                    .map(|(m, d, after)| json!({"move": m, "dtw": d, "fen": after}))
+                    .collect();
+                writeln!(out, "{}", json!({"fen": f, "line": moves, "cut": cut}))?;
+            } else {
+                writeln!(out, "{f}")?;
+                for (i, (m, d, after)) in steps.iter().enumerate() {
+                    let d = d.map_or("draw".to_string(), |d| format!("{} left", plies(d)));
+                    writeln!(out, "{:>4}. {m:<12} {d:<16} {after}", i + 1)?;
+                }
+                if cut {
+                    writeln!(
+                        out,
+                        "      (a draw: line cut after {DRAW_LINE_PLIES} plies)"
+                    )?;
+                }
+            }
+            Ok(true)
+        }
+        Err(e) => {
+            if json {
+                writeln!(out, "{}", json!({"fen": f, "error": error_line(&e)}))?;
+            } else {
+                eprintln!("dtb: {}: {}", shown(f), error_line(&e));
+            }
+            Ok(false)
+        }
+    }
+}
+
+/// Open the tables of `rules`' variant in `dir`, with a hint when the directory holds
+/// another variant's tables or none.
+fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
+    if !dir.exists() {
+        bail!(
+            "table directory {} does not exist (build one with `dtb gen --out {}`)",
+            dir.display(),
+            dir.display()
+        );
+    }
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    let tb = Tablebase::open(dir, *rules)?;
+    if tb.max_pieces() == 0 {
+        let others: Vec<&str> = Rules::PRESETS
+            .iter()
+            .filter(|r| r.name != rules.name)
+            .filter(|r| Tablebase::open(dir, **r).is_ok_and(|t| t.max_pieces() > 0))
+            .map(|r| r.name)
+            .collect();
+        if others.is_empty() {
+            bail!(
+                "no {} tables in {} (build them with `dtb gen --variant {} --out {}`)",
+                rules.name,
+                dir.display(),
+                rules.name,
+                dir.display()
+            );
+        }
+        bail!(
+            "no {} tables in {}; it holds {} tables: pass --variant {}",
+            rules.name,
+            dir.display(),
+            others.join(", "),
+            others[0]
+        );
+    }
+    Ok(tb)
 }
 
 /// Most plies `--line` plays from a drawn position.
@@ -503,7 +620,10 @@ const DRAW_LINE_PLIES: usize = 40;
 
 /// The best line from `f`: (move, plies left after it, FEN after it) per ply, until the game
 /// ends (or [`DRAW_LINE_PLIES`] plies of a draw).
-fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<Vec<(String, Option<u16>, String)>> {
+/// One ply of a best line: the move, the plies left after it (`None`: a draw), the FEN after.
+type Step = (String, Option<u16>, String);
+
+fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)> {
     let mut pos = fen::parse(f, rules)?;
     let mut steps = Vec::new();
     let start = tb.probe_dtw(&pos)?;
@@ -528,18 +648,13 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<Vec<(String, Opti
         };
         steps.push((name, after, fen::write_for(&pos, rules)));
     }
-    Ok(steps)
+    let cut = start.plies.is_none() && steps.len() == limit;
+    Ok((steps, cut))
 }
 
 fn verify(variant: &str, dir: &Path, json: bool) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
-    if !dir.is_dir() {
-        bail!("table directory {} does not exist", dir.display());
-    }
-    let files = crate::verify::table_files(dir, &rules);
-    if files.is_empty() {
-        bail!("no {} tables in {}", rules.name, dir.display());
-    }
+    open_tables(dir, &rules)?;
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} positions {per_sec} ETA {eta}")
@@ -572,7 +687,11 @@ fn verify(variant: &str, dir: &Path, json: bool) -> Result<ExitCode> {
         } else {
             println!("slice {}: FAILED", r.material);
             for p in &r.problems {
-                println!("  {}: {}", p.what, p.message);
+                if p.message.starts_with(&p.what) {
+                    println!("  {}", p.message);
+                } else {
+                    println!("  {}: {}", p.what, p.message);
+                }
             }
         }
     }
@@ -648,8 +767,23 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
     let cache = Arc::new(BlockCache::new(1 << 20));
     let mut total = [0u64; 2];
     let mut bytes = [0u64; 2];
+    let mut bad = 0usize;
     for p in &names {
-        let t = TableFile::open(p, cache.clone())?;
+        let t = match TableFile::open(p, cache.clone()) {
+            Ok(t) => t,
+            Err(e) => {
+                bad += 1;
+                if json {
+                    println!(
+                        "{}",
+                        json!({"file": p.file_name().map(|n| n.to_string_lossy()), "error": e.to_string()})
+                    );
+                } else {
+                    eprintln!("dtb: {e}");
+                }
+                continue;
+            }
+        };
         let h = t.header();
         let sides = h.sides.count_ones() as u64;
         let positions = h.positions_per_side * sides;
@@ -688,7 +822,14 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             total[1], bytes[1], bits_per_position(bytes[1], total[1])
         );
     }
-    Ok(ExitCode::SUCCESS)
+    if names.is_empty() {
+        bail!("no table files (*.wld, *.dtw) in {}", dir.display());
+    }
+    Ok(if bad > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn perft_cmd(

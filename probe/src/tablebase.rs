@@ -29,9 +29,9 @@ pub enum ProbeError {
     /// The position is not legal under the tablebase's rules.
     #[error("illegal position: {0}")]
     IllegalPosition(#[from] PositionError),
-    /// The side not to move has no pieces while the side to move has some: the game ended
-    /// with the previous move. (A side to move with no pieces has lost: a value, not an
-    /// error.)
+    /// The side not to move has no pieces: the game ended with the previous move (or never
+    /// started: an empty board). A side to move with no pieces, facing pieces, has lost: a
+    /// value, not an error.
     #[error("the game is over: the side not to move has no pieces")]
     GameOver,
     /// No table for a slice the probe needs.
@@ -214,7 +214,9 @@ impl Tablebase {
                 self.rules.name
             ))
         } else if found_material != material {
-            Some(format!("it holds slice {found_material}, expected {material}"))
+            Some(format!(
+                "it holds slice {found_material}, expected {material}"
+            ))
         } else if h.kind != kind {
             Some(format!("it holds {} values, expected {kind}", h.kind))
         } else if h.positions_per_side != expected_size {
@@ -242,7 +244,7 @@ impl Tablebase {
             pos.kings(),
             pos.side_to_move(),
         )?;
-        if pos.pieces(pos.side_to_move().opponent()) == 0 && pos.pieces(pos.side_to_move()) != 0 {
+        if pos.pieces(pos.side_to_move().opponent()) == 0 {
             return Err(ProbeError::GameOver);
         }
         Ok(())

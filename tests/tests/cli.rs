@@ -249,7 +249,7 @@ fn probe_text_output() {
     let tb = Tablebase::open(english4(), E).unwrap();
     assert_eq!(tb.probe_wld(&m.apply(&pos)).unwrap(), Wld::Draw);
     assert_eq!(lines[2], "W:W:B5  loss in 0 plies");
-    assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 plies  best 3x19");
+    assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 ply  best 3x19");
 
     let bad = dtb()
         .args(["probe", "--dir", dir_arg(), "W:WK32:BK26", "W:W3:B10"])
@@ -618,10 +618,24 @@ fn bad_command_lines_fail_cleanly() {
     fails_one_line(&["gen", "--pieces", "99", "--out", out_s], "99");
     fails_one_line(&["gen", "--pieces", "1", "--out", out_s], "--pieces 1");
     fails_one_line(&["gen", "--variant", "chess", "--out", out_s], "chess");
-    fails_one_line(
+    // clap refuses it: one error line, then its usage hint.
+    fails(
         &["gen", "--threads", "0", "--pieces", "2", "--out", out_s],
         "--threads",
     );
+    fails(
+        &[
+            "gen",
+            "--threads",
+            "100000",
+            "--pieces",
+            "2",
+            "--out",
+            out_s,
+        ],
+        "1..=1024",
+    );
+    fails(&["perft", "--depth", "100000"], "0..=40");
     assert!(!out.exists(), "a refused gen created its output directory");
     let missing = tmp.path().join("missing");
     let missing_s = missing.to_str().unwrap();
@@ -656,4 +670,29 @@ fn bad_command_lines_fail_cleanly() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("Usage: dtb <COMMAND>"));
     assert!(!stderr_of(&out).contains("panicked"));
+}
+
+/// A batch line that is not UTF-8 gets its own error (with its line number) while the others
+/// are answered; a byte-order mark, blank lines and `#` comments are skipped.
+#[test]
+fn batch_survives_a_bad_line_and_skips_comments() {
+    let mut input = b"\xef\xbb\xbfW:WK32:BK26\n# a comment\n\n".to_vec();
+    input.extend_from_slice(b"\xff\xfe\nB:WK32:BK26\n");
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--batch", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[0]["wld"], "win");
+    assert_eq!(lines[1]["line"], 4);
+    assert!(lines[1]["error"].as_str().unwrap().contains("not UTF-8"));
+    assert_eq!(lines[2]["fen"], "B:WK32:BK26");
+    assert_eq!(lines[2]["wld"], "draw");
 }
