@@ -307,7 +307,7 @@ where
             continue;
         }
         levels += 1;
-        let lost_here = level % 2 == 0;
+        let lost_here = level.is_multiple_of(2);
         let next_code = level_code(level + 1);
         let produced: Vec<(Vec<u64>, Vec<(u16, u64)>)> = current
             .par_chunks(4096)
@@ -619,7 +619,7 @@ where
             continue;
         }
         levels += 1;
-        let lost_here = level % 2 == 0;
+        let lost_here = level.is_multiple_of(2);
         let next_code = level_code(level + 1);
         for &l in &current {
             let pos = dec.position((l as usize % kk) as u64, side_of(l as usize));

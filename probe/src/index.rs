@@ -32,7 +32,7 @@ const fn build_binom() -> [[u64; 65]; 65] {
         let mut k = 1;
         while k <= n {
             // C(64, 32) < 2^64; saturate the (unused) larger ones would not occur.
-            t[n][k] = t[n - 1][k - 1].wrapping_add(if k <= n - 1 { t[n - 1][k] } else { 0 });
+            t[n][k] = t[n - 1][k - 1].wrapping_add(if k < n { t[n - 1][k] } else { 0 });
             k += 1;
         }
         n += 1;
