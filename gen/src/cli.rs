@@ -493,6 +493,17 @@ fn plies(n: u16) -> String {
     }
 }
 
+/// Print why position `f` got no answer: a JSON object on standard output, or a line on
+/// standard error.
+fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -> Result<()> {
+    if json {
+        writeln!(out, "{}", json!({"fen": f, "error": error_line(e)}))?;
+    } else {
+        eprintln!("dtb: {}: {}", shown(f), error_line(e));
+    }
+    Ok(())
+}
+
 /// Answer one FEN; false if it failed (the error is printed).
 fn answer_probe(
     tb: &Tablebase,
@@ -522,11 +533,7 @@ fn answer_probe(
             Ok(true)
         }
         Err(e) => {
-            if json {
-                writeln!(out, "{}", json!({"fen": f, "error": error_line(&e)}))?;
-            } else {
-                eprintln!("dtb: {}: {}", shown(f), error_line(&e));
-            }
+            report_failure(f, &e, json, out)?;
             Ok(false)
         }
     }
@@ -564,11 +571,7 @@ fn answer_line(
             Ok(true)
         }
         Err(e) => {
-            if json {
-                writeln!(out, "{}", json!({"fen": f, "error": error_line(&e)}))?;
-            } else {
-                eprintln!("dtb: {}: {}", shown(f), error_line(&e));
-            }
+            report_failure(f, &e, json, out)?;
             Ok(false)
         }
     }

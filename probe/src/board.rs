@@ -124,7 +124,14 @@ impl Geometry {
         let half = self.half();
         let row = sq / half;
         let k = sq % half;
-        (row, if row.is_multiple_of(2) { 2 * k + 1 } else { 2 * k })
+        (
+            row,
+            if row.is_multiple_of(2) {
+                2 * k + 1
+            } else {
+                2 * k
+            },
+        )
     }
 
     /// Mirror a bitboard through the centre of the board (rotation by 180 degrees): square

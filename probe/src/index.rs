@@ -65,34 +65,15 @@ fn rank_in(bb: u64, free: u64) -> u64 {
     r
 }
 
-/// The subset of size `k` of `0..` with rank `r`, as positions, then mapped to the `p`-th set
-/// bit of `free`.
+/// The subset of size `k` with rank `r` of the set bits of `free` (the `p`-th set bit standing
+/// for position `p`), as a bitboard.
 #[inline]
-fn unrank_in(mut r: u64, k: u32, free: u64) -> u64 {
-    let mut out = 0u64;
-    let mut hi = free.count_ones(); // positions are < hi
-    let mut i = k;
-    while i > 1 {
-        // Largest p in [i-1, hi-1] with C(p, i) <= r, by binary search (C(p, i) grows with p).
-        let (mut lo, mut top) = (i - 1, hi - 1);
-        while lo < top {
-            let mid = (lo + top).div_ceil(2);
-            if binom(mid, i) <= r {
-                lo = mid;
-            } else {
-                top = mid - 1;
-            }
-        }
-        r -= binom(lo, i);
-        out |= select(free, lo);
-        hi = lo;
-        i -= 1;
-    }
-    if i == 1 {
-        // C(p, 1) = p: the last element's position is the remaining rank.
-        out |= select(free, r as u32);
-    }
-    out
+fn unrank_in(r: u64, k: u32, free: u64) -> u64 {
+    let mut pos = [0u8; 16];
+    unrank_positions(r, k, free.count_ones(), &mut pos);
+    pos[..k as usize]
+        .iter()
+        .fold(0u64, |out, &p| out | select(free, p as u32))
 }
 
 /// The subset of `0..n` with colex rank `r` and `k` elements, ascending, into `out[..k]`.
