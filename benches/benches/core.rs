@@ -286,6 +286,38 @@ fn bench_probe(c: &mut Criterion) {
         });
     }
     g.finish();
+
+    // Scaling: the same work (PASSES passes over a set) on one thread and split over two
+    // threads sharing one Tablebase. Two threads at half the time per batch = linear scaling.
+    const PASSES: usize = 20;
+    let mut g = c.benchmark_group("probe_threads");
+    g.throughput(Throughput::Elements((PASSES * SET) as u64));
+    for (name, tb, set) in [
+        ("wld/quiet/cached", &warm, quiet_hot),
+        ("wld/quiet/uncached", &cold, quiet_cold),
+    ] {
+        let work = |passes: usize| {
+            let mut wins = 0u32;
+            for _ in 0..passes {
+                for p in set {
+                    wins +=
+                        (tb.probe_wld(black_box(p)).expect("probe") == dtb_probe::Wld::Win) as u32;
+                }
+            }
+            wins
+        };
+        g.bench_function(format!("{name}/1"), |b| b.iter(|| work(PASSES)));
+        g.bench_function(format!("{name}/2"), |b| {
+            b.iter(|| {
+                std::thread::scope(|s| {
+                    let a = s.spawn(|| work(PASSES / 2));
+                    let b = work(PASSES / 2);
+                    a.join().expect("probe thread") + b
+                })
+            })
+        });
+    }
+    g.finish();
     drop(dir);
 }
 
