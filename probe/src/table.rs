@@ -98,7 +98,19 @@ impl TableError {
     }
 }
 
+/// Blocks each probing thread keeps at hand, direct-mapped by table id and block number. Each
+/// is also counted in (or was recently evicted from) the shared [`BlockCache`], so a thread
+/// holds at most this many blocks beyond the configured bound (4 MiB with 16 KiB blocks); a
+/// cache of 0 bytes keeps none.
+const RECENT_SLOTS: usize = 256;
+
+/// A thread's recently used block: (table id, block number, decompressed bytes).
+type Recent = Option<(u64, u32, Arc<[u8]>)>;
+
 thread_local! {
+    static RECENT: std::cell::RefCell<Vec<Recent>> =
+        std::cell::RefCell::new(vec![None; RECENT_SLOTS]);
+
     /// One zstd decompression context per thread: creating one costs more than decompressing
     /// a small block.
     static DECOMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
@@ -320,8 +332,35 @@ impl TableFile {
                     index,
                     positions: self.header.positions_per_side,
                 })?;
+        let width = self.header.value_width;
+        if self.cache.capacity_bytes() == 0 {
+            let raw = self.read_block(block)?;
+            return unpack_value(width, &raw, offset).map_err(|e| self.format_error(e));
+        }
+        let slot = ((self.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(block))
+            % RECENT_SLOTS as u64) as usize;
+        // This thread's recent blocks first: a hit touches no shared state (the shared cache's
+        // shard lock and the block's reference count are what kept cached probes from
+        // scaling across threads).
+        let hit = RECENT.with(|r| {
+            r.try_borrow().ok().and_then(|r| match &r[slot] {
+                Some((id, b, raw)) if *id == self.id && *b == block => {
+                    Some(unpack_value(width, raw, offset))
+                }
+                _ => None,
+            })
+        });
+        if let Some(v) = hit {
+            return v.map_err(|e| self.format_error(e));
+        }
         let raw = self.read_block(block)?;
-        unpack_value(self.header.value_width, &raw, offset).map_err(|e| self.format_error(e))
+        let v = unpack_value(width, &raw, offset).map_err(|e| self.format_error(e));
+        RECENT.with(|r| {
+            if let Ok(mut r) = r.try_borrow_mut() {
+                r[slot] = Some((self.id, block, raw));
+            }
+        });
+        v
     }
 
     /// The decompressed bytes of `block` (numbered as in [`Header::block_of`]), from the cache
