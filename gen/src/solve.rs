@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
 
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::material::Material;
-use dtb_probe::movegen::{legal_moves, quiet_unmoves, Counting};
+use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::value::{self, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
@@ -98,6 +98,61 @@ enum Start {
     },
 }
 
+/// The successors seen so far of one position: how many stay in the part being solved, and
+/// the best win, any draw and the slowest loss among those that leave it.
+#[derive(Default)]
+struct Exits {
+    inside: u8,
+    win_exit: Option<u16>,
+    draw_exit: bool,
+    loss_exit: u16,
+}
+
+impl Exits {
+    /// A successor whose value (from the successor's side to move) is `child`.
+    #[inline]
+    fn add(&mut self, child: u16) {
+        let v = parent_code(child);
+        match wld_of(v) {
+            Wld::Win => self.win_exit = Some(self.win_exit.map_or(v, |w| w.min(v))),
+            Wld::Draw => self.draw_exit = true,
+            Wld::Loss => self.loss_exit = self.loss_exit.max(v),
+        }
+    }
+
+    /// What the first phase knows once every successor was added (at least one).
+    #[inline]
+    fn finish(self, capture: bool) -> Start {
+        if self.inside == 0 {
+            let code = self
+                .win_exit
+                .unwrap_or(if self.draw_exit { DRAW } else { self.loss_exit });
+            return Start::Known { code, capture };
+        }
+        let mut aux = self.loss_exit.saturating_sub(1).min(AUX_LEVEL);
+        if self.draw_exit {
+            aux |= AUX_DRAW_EXIT;
+        }
+        if self.win_exit.is_some() {
+            aux |= AUX_WIN_EXIT;
+        }
+        Start::Open {
+            inside: self.inside,
+            aux,
+            win_exit: self.win_exit,
+        }
+    }
+}
+
+/// The value of a position whose side to move has pieces but no legal move.
+#[inline]
+fn blocked_code(rules: &Rules) -> u16 {
+    match rules.blocked {
+        BlockedOutcome::Loss => LOST,
+        BlockedOutcome::Draw => DRAW,
+    }
+}
+
 /// Classify `pos` (with its legal `moves`). `child` gives a successor's value code, or
 /// `None` when the successor lies in the part being solved now.
 fn classify<E>(
@@ -107,49 +162,21 @@ fn classify<E>(
     mut child: impl FnMut(&Position) -> Result<Option<u16>, E>,
 ) -> Result<Start, E> {
     if moves.is_empty() {
-        let code = match rules.blocked {
-            BlockedOutcome::Loss => LOST,
-            BlockedOutcome::Draw => DRAW,
-        };
         return Ok(Start::Known {
-            code,
+            code: blocked_code(rules),
             capture: false,
         });
     }
     let capture = value::is_capture_position(rules, moves);
-    let mut inside = 0u8;
-    let mut win_exit: Option<u16> = None;
-    let mut draw_exit = false;
-    let mut loss_exit = 0u16;
+    let mut exits = Exits::default();
     for m in moves {
         // Captures always leave the slice, so a capture position has no `None` child.
-        let Some(c) = child(&m.apply(pos))? else {
-            inside += 1;
-            continue;
-        };
-        let v = parent_code(c);
-        match wld_of(v) {
-            Wld::Win => win_exit = Some(win_exit.map_or(v, |w| w.min(v))),
-            Wld::Draw => draw_exit = true,
-            Wld::Loss => loss_exit = loss_exit.max(v),
+        match child(&m.apply(pos))? {
+            Some(c) => exits.add(c),
+            None => exits.inside += 1,
         }
     }
-    if inside == 0 {
-        let code = win_exit.unwrap_or(if draw_exit { DRAW } else { loss_exit });
-        return Ok(Start::Known { code, capture });
-    }
-    let mut aux = loss_exit.saturating_sub(1).min(AUX_LEVEL);
-    if draw_exit {
-        aux |= AUX_DRAW_EXIT;
-    }
-    if win_exit.is_some() {
-        aux |= AUX_WIN_EXIT;
-    }
-    Ok(Start::Open {
-        inside,
-        aux,
-        win_exit,
-    })
+    Ok(exits.finish(capture))
 }
 
 #[inline]
@@ -472,6 +499,7 @@ where
         }
         by_potential[p].push(grp);
     }
+    let steps = Steps::new(rules);
     let mut values = [vec![DRAW; n as usize], vec![DRAW; n as usize]];
     let mut capture = [
         vec![0u64; n.div_ceil(64) as usize],
@@ -484,8 +512,8 @@ where
         let solved = &values;
         let results: Result<Vec<GroupResult>, SolveError<S::Error>> = level_groups
             .par_iter()
-            .map(|&grp| {
-                let r = solve_group(rules, src, material, &ix, grp, solved);
+            .map_init(Scratch::default, |sc, &grp| {
+                let r = solve_group(rules, src, material, &ix, &steps, grp, solved, sc);
                 progress(4 * k);
                 r
             })
@@ -520,75 +548,205 @@ where
     })
 }
 
+/// Quiet-move targets by square, for the solver's fast path (positions without a capture).
+struct Steps {
+    /// `fwd[c][sq]`: the squares a man of colour `c` on `sq` moves to (diagonally forward).
+    fwd: [[u64; 64]; 2],
+    /// `adj[sq]`: the four diagonal neighbours of `sq`.
+    adj: [u64; 64],
+    flying: bool,
+    g: &'static dtb_probe::board::Geometry,
+}
+
+impl Steps {
+    fn new(rules: &Rules) -> Steps {
+        use dtb_probe::board::{Dir, NONE};
+        let g = rules.geometry();
+        let mut fwd = [[0u64; 64]; 2];
+        let mut adj = [0u64; 64];
+        for sq in 0..g.squares {
+            for d in Dir::ALL {
+                let t = g.step(sq, d);
+                if t == NONE {
+                    continue;
+                }
+                adj[sq as usize] |= 1 << t;
+                match d {
+                    Dir::UpLeft | Dir::UpRight => fwd[0][sq as usize] |= 1 << t,
+                    Dir::DownLeft | Dir::DownRight => fwd[1][sq as usize] |= 1 << t,
+                }
+            }
+        }
+        Steps {
+            fwd,
+            adj,
+            flying: rules.kings == dtb_probe::rules::KingRange::Flying,
+            g,
+        }
+    }
+
+    /// The empty squares a king on `sq` reaches by a quiet move, `occ` the occupied squares.
+    /// The relation is symmetric: they are also the squares a king on `sq` came from.
+    #[inline]
+    fn king_targets(&self, sq: u8, occ: u64) -> u64 {
+        if !self.flying {
+            return self.adj[sq as usize] & !occ;
+        }
+        use dtb_probe::board::{Dir, NONE};
+        let mut out = 0;
+        for d in Dir::ALL {
+            let mut t = self.g.step(sq, d);
+            while t != NONE && occ >> t & 1 == 0 {
+                out |= 1u64 << t;
+                t = self.g.step(t, d);
+            }
+        }
+        out
+    }
+}
+
+/// Buffers of one worker, reused from group to group.
+#[derive(Default)]
+struct Scratch {
+    cnt: Vec<u8>,
+    aux: Vec<u16>,
+    kings: Vec<(u64, u64)>,
+    frontier: Vec<Vec<u32>>,
+    cands: Vec<Vec<u32>>,
+    moves: Vec<dtb_probe::movegen::Move>,
+}
+
+fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
+    if lists.len() <= level {
+        lists.resize_with(level + 1, Vec::new);
+    }
+    lists[level].push(l);
+}
+
 /// Solve one men group; `solved` holds the final values of every group of higher potential.
+///
+/// A position without a capture is classified without a move list: its king moves stay in
+/// the group (counted), its man moves lead to solved groups or, crowning, to other slices.
+/// Capture positions go through the general move generator. Predecessors are king unmoves
+/// of the side that just moved, ranked among the group's empty squares.
 fn solve_group<S>(
     rules: &Rules,
     src: &S,
     material: Material,
     ix: &SliceIndex,
+    steps: &Steps,
     grp: u64,
     solved: &[Vec<u16>; 2],
+    sc: &mut Scratch,
 ) -> Result<GroupResult, SolveError<S::Error>>
 where
     S: ValueSource,
     S::Error: std::error::Error + 'static,
 {
-    let k = ix.kings_per_group();
-    let kk = k as usize;
-    let total = 2 * kk;
     const OPEN: u16 = u16::MAX;
+    let kk = ix.kings_per_group() as usize;
+    let total = 2 * kk;
     let mut val = vec![OPEN; total];
-    let mut cnt = vec![0u8; total];
-    let mut aux = vec![0u16; total];
     let mut capture = vec![false; total];
-    let mut frontier: Vec<Vec<u32>> = Vec::new();
-    let mut cands: Vec<Vec<u32>> = Vec::new();
-    fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
-        if lists.len() <= level {
-            lists.resize_with(level + 1, Vec::new);
-        }
-        lists[level].push(l);
+    sc.cnt.clear();
+    sc.cnt.resize(total, 0);
+    sc.aux.clear();
+    sc.aux.resize(total, 0);
+    sc.kings.clear();
+    for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
+        list.clear();
     }
-    let side_of = |l: usize| if l < kk { Color::White } else { Color::Black };
-    let mut moves = Vec::new();
+    let Scratch {
+        cnt,
+        aux,
+        kings,
+        frontier,
+        cands,
+        moves,
+    } = sc;
     let dec = ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
     let group_men = wmen | bmen;
+    let g = rules.geometry();
 
     // Initialise.
-    for l in 0..total {
-        let side = side_of(l);
-        let pos = dec.position((l % kk) as u64, side);
-        legal_moves(rules, &pos, Counting::Unique, &mut moves);
-        let start = classify(rules, &pos, &moves, |succ| {
-            if succ.material() != material {
-                value::resolve(rules, src, succ).map(Some)
-            } else if succ.occupied() & !succ.kings() == group_men {
-                Ok(None) // a king move: same men, same group
+    for li in 0..kk {
+        let (wk, bk) = dec.kings(li as u64);
+        kings.push((wk, bk));
+        for side in [Color::White, Color::Black] {
+            let l = li + side.index() * kk;
+            let pos = dec.with_kings(wk, bk, side);
+            let start = if has_capture(rules, &pos) {
+                legal_moves(rules, &pos, Counting::Unique, moves);
+                classify(rules, &pos, moves, |succ| {
+                    if succ.material() != material {
+                        value::resolve(rules, src, succ).map(Some)
+                    } else if succ.occupied() & !succ.kings() == group_men {
+                        Ok(None) // a king move: same men, same group
+                    } else {
+                        Ok(Some(
+                            solved[succ.side_to_move().index()][ix.index(succ) as usize],
+                        ))
+                    }
+                })
+                .map_err(SolveError::Lookup)?
             } else {
-                Ok(Some(
-                    solved[succ.side_to_move().index()][ix.index(succ) as usize],
-                ))
-            }
-        })
-        .map_err(SolveError::Lookup)?;
-        match start {
-            Start::Known { code, capture: c } => {
-                val[l] = code;
-                capture[l] = c;
-                if code != DRAW {
-                    put(&mut frontier, (code - 1) as usize, l as u32);
+                let occ = pos.occupied();
+                let own = pos.pieces(side);
+                let mut exits = Exits::default();
+                let mut any = false;
+                let mut ks = own & pos.kings();
+                while ks != 0 {
+                    let sq = ks.trailing_zeros() as u8;
+                    ks &= ks - 1;
+                    exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
                 }
-            }
-            Start::Open {
-                inside,
-                aux: a,
-                win_exit,
-            } => {
-                cnt[l] = inside;
-                aux[l] = a;
-                if let Some(w) = win_exit {
-                    put(&mut cands, (w - 1) as usize, l as u32);
+                any |= exits.inside != 0;
+                let mut men = own & !pos.kings();
+                while men != 0 {
+                    let sq = men.trailing_zeros() as u8;
+                    men &= men - 1;
+                    let mut to = steps.fwd[side.index()][sq as usize] & !occ;
+                    while to != 0 {
+                        let t = to.trailing_zeros() as u8;
+                        to &= to - 1;
+                        any = true;
+                        let succ = pos.after_quiet_move(g, sq, t);
+                        let c = if succ.kings() != pos.kings() {
+                            value::resolve(rules, src, &succ).map_err(SolveError::Lookup)?
+                        } else {
+                            solved[succ.side_to_move().index()][ix.index(&succ) as usize]
+                        };
+                        exits.add(c);
+                    }
+                }
+                if any {
+                    exits.finish(false)
+                } else {
+                    Start::Known {
+                        code: blocked_code(rules),
+                        capture: false,
+                    }
+                }
+            };
+            match start {
+                Start::Known { code, capture: c } => {
+                    val[l] = code;
+                    capture[l] = c;
+                    if code != DRAW {
+                        put(frontier, (code - 1) as usize, l as u32);
+                    }
+                }
+                Start::Open {
+                    inside,
+                    aux: a,
+                    win_exit,
+                } => {
+                    cnt[l] = inside;
+                    aux[l] = a;
+                    if let Some(w) = win_exit {
+                        put(cands, (w - 1) as usize, l as u32);
+                    }
                 }
             }
         }
@@ -597,23 +755,25 @@ where
     // Propagate by levels of plies, king moves only.
     let mut level = 0usize;
     let mut levels = 0usize;
-    let mut pre = Vec::new();
+    let mut current = Vec::new();
     while level < frontier.len() || level < cands.len() {
         if level >= AUX_LEVEL as usize {
             return Err(SolveError::TooDeep(material));
         }
-        if let Some(list) = cands.get_mut(level) {
-            for l in std::mem::take(list) {
+        if level < cands.len() {
+            for i in 0..cands[level].len() {
+                let l = cands[level][i];
                 if val[l as usize] == OPEN {
                     val[l as usize] = level_code(level);
-                    put(&mut frontier, level, l);
+                    put(frontier, level, l);
                 }
             }
+            cands[level].clear();
         }
-        let current = frontier
-            .get_mut(level)
-            .map(std::mem::take)
-            .unwrap_or_default();
+        current.clear();
+        if let Some(f) = frontier.get_mut(level) {
+            std::mem::swap(f, &mut current);
+        }
         if current.is_empty() {
             level += 1;
             continue;
@@ -622,41 +782,54 @@ where
         let lost_here = level.is_multiple_of(2);
         let next_code = level_code(level + 1);
         for &l in &current {
-            let pos = dec.position((l as usize % kk) as u64, side_of(l as usize));
-            pre.clear();
-            quiet_unmoves(rules, &pos, &mut pre);
-            for q in &pre {
-                if q.occupied() & !q.kings() != group_men {
-                    continue; // a man move: the predecessor is in a group solved later
-                }
-                let ql = ix.kings_index(q) as usize
-                    + if q.side_to_move() == Color::White {
-                        0
+            let l = l as usize;
+            // The side that just moved (to reach `l`) moves in the predecessors.
+            let mover_white = l >= kk;
+            let (wk, bk) = kings[l % kk];
+            let occ = group_men | wk | bk;
+            let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
+            let movers = mk;
+            while mk != 0 {
+                let t = mk.trailing_zeros() as u8;
+                mk &= mk - 1;
+                let mut from = steps.king_targets(t, occ);
+                while from != 0 {
+                    let f = from.trailing_zeros();
+                    from &= from - 1;
+                    let moved = movers ^ (1u64 << t) ^ (1u64 << f);
+                    let rank = if mover_white {
+                        dec.kings_rank(moved, bk)
                     } else {
-                        kk
+                        dec.kings_rank(wk, moved)
                     };
-                if val[ql] != OPEN {
-                    continue;
-                }
-                if lost_here {
-                    val[ql] = next_code;
-                    put(&mut frontier, level + 1, ql as u32);
-                } else {
-                    cnt[ql] -= 1;
-                    if cnt[ql] != 0 || aux[ql] & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                    let ql = base + rank as usize;
+                    if val[ql] != OPEN {
                         continue;
                     }
-                    let slowest_exit = (aux[ql] & AUX_LEVEL) as usize;
-                    if slowest_exit <= level + 1 {
+                    if lost_here {
                         val[ql] = next_code;
-                        put(&mut frontier, level + 1, ql as u32);
+                        put(frontier, level + 1, ql as u32);
                     } else {
-                        put(&mut cands, slowest_exit, ql as u32);
+                        cnt[ql] -= 1;
+                        if cnt[ql] != 0 || aux[ql] & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                            continue;
+                        }
+                        let slowest_exit = (aux[ql] & AUX_LEVEL) as usize;
+                        if slowest_exit <= level + 1 {
+                            val[ql] = next_code;
+                            put(frontier, level + 1, ql as u32);
+                        } else {
+                            put(cands, slowest_exit, ql as u32);
+                        }
                     }
                 }
             }
         }
         level += 1;
+    }
+    if let Some(f) = frontier.get_mut(level) {
+        // Keep the buffer for the next group.
+        std::mem::swap(f, &mut current);
     }
 
     let mut counts = [[0u64; 3]; 2];

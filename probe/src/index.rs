@@ -110,6 +110,7 @@ pub struct GroupDecoder {
     white_kings: u32,
     black_kings: u32,
     bk_n: u64,
+    empty_bb: u64,
     men: (u64, u64),
 }
 
@@ -122,6 +123,28 @@ impl GroupDecoder {
     /// The position with kings placement `king_idx` (< kings per group) and side to move.
     #[inline]
     pub fn position(&self, king_idx: u64, side: Color) -> Position {
+        let (wkb, bkb) = self.kings(king_idx);
+        self.with_kings(wkb, bkb, side)
+    }
+
+    /// The position with this group's men, white kings `wk` and black kings `bk` (which must
+    /// stand on squares the men leave empty, the counts of the slice), and side to move.
+    #[inline]
+    pub fn with_kings(&self, wk: u64, bk: u64, side: Color) -> Position {
+        let (wmen, bmen) = self.men;
+        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side)
+    }
+
+    /// The kings placement number (< kings per group) of white kings `wk` and black kings
+    /// `bk` placed among this group's men: the inverse of [`GroupDecoder::kings`].
+    #[inline]
+    pub fn kings_rank(&self, wk: u64, bk: u64) -> u64 {
+        rank_in(wk, self.empty_bb) * self.bk_n + rank_in(bk, self.empty_bb & !wk)
+    }
+
+    /// (white kings, black kings) bitboards of kings placement `king_idx`.
+    #[inline]
+    pub fn kings(&self, king_idx: u64) -> (u64, u64) {
         let mut wpos = [0u8; 16];
         let mut bpos = [0u8; 16];
         let wk = self.white_kings as usize;
@@ -147,8 +170,7 @@ impl GroupDecoder {
             }
             bkb |= 1u64 << self.empty[p as usize];
         }
-        let (wmen, bmen) = self.men;
-        Position::from_parts(wmen | wkb, bmen | bkb, wkb | bkb, side)
+        (wkb, bkb)
     }
 }
 
@@ -363,6 +385,7 @@ impl SliceIndex {
             white_kings: m.white_kings as u32,
             black_kings: m.black_kings as u32,
             bk_n: binom(n - m.white_kings as u32, m.black_kings as u32),
+            empty_bb: self.g.all & !(men.0 | men.1),
             men,
         }
     }

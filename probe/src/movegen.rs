@@ -382,6 +382,38 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
     false
 }
 
+/// Whether the side to move has a quiet (non-capturing) move: a man with an empty square
+/// diagonally forward, or a king with an empty neighbouring square.
+pub fn has_quiet_move(rules: &Rules, pos: &Position) -> bool {
+    let g = rules.geometry();
+    let side = pos.side_to_move();
+    let empty = g.all & !pos.occupied();
+    let own = pos.pieces(side);
+    let mut men = own & !pos.kings();
+    while men != 0 {
+        let sq = men.trailing_zeros() as u8;
+        men &= men - 1;
+        if forward(side)
+            .iter()
+            .any(|&d| g.step(sq, d) != NONE && empty >> g.step(sq, d) & 1 != 0)
+        {
+            return true;
+        }
+    }
+    let mut kings = own & pos.kings();
+    while kings != 0 {
+        let sq = kings.trailing_zeros() as u8;
+        kings &= kings - 1;
+        if Dir::ALL
+            .iter()
+            .any(|&d| g.step(sq, d) != NONE && empty >> g.step(sq, d) & 1 != 0)
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// Quiet (non-capturing) moves of the side to move, appended to `out`.
 pub fn quiet_moves(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
     let g = rules.geometry();

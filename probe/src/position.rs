@@ -164,6 +164,37 @@ impl Position {
         Position { side, ..*self }
     }
 
+    /// The position after the side to move's piece on internal square `from` (0-based) moves
+    /// without capturing to the empty square `to`, a man crowning there if `to` is on its
+    /// crowning row; the other side is then to move. The caller guarantees that such a move
+    /// exists (a piece of the side to move on `from`, `to` empty and on the board).
+    #[inline]
+    pub fn after_quiet_move(&self, g: &Geometry, from: u8, to: u8) -> Position {
+        let d = (1u64 << from) | (1u64 << to);
+        let (mut white, mut black, mut kings) = (self.white, self.black, self.kings);
+        let crown_row = match self.side {
+            Color::White => {
+                white ^= d;
+                g.top_row
+            }
+            Color::Black => {
+                black ^= d;
+                g.bottom_row
+            }
+        };
+        if kings >> from & 1 != 0 {
+            kings ^= d;
+        } else if crown_row >> to & 1 != 0 {
+            kings |= 1u64 << to;
+        }
+        Position {
+            white,
+            black,
+            kings,
+            side: self.side.opponent(),
+        }
+    }
+
     /// Men, kings of each colour: the material signature (slice) of the position.
     pub fn material(&self) -> Material {
         Material {

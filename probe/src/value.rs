@@ -5,7 +5,7 @@
 //! number a loss, `0` plies a side that has already lost. WLD tables are read into the same
 //! code with a nominal distance (win = 1 ply, loss = 0 plies), which keeps only the outcome.
 
-use crate::movegen::{legal_moves, Counting, Move};
+use crate::movegen::{has_capture, has_quiet_move, legal_moves, Counting, Move};
 use crate::position::Position;
 use crate::rules::{BlockedOutcome, Color, Rules};
 
@@ -127,6 +127,16 @@ pub fn is_capture_position(rules: &Rules, moves: &[Move]) -> bool {
 pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<u16, S::Error> {
     if pos.pieces(pos.side_to_move()) == 0 {
         return Ok(LOST);
+    }
+    if rules.capture_compulsory && !has_capture(rules, pos) {
+        // The common case, without building a move list: a quiet position.
+        if !has_quiet_move(rules, pos) {
+            return Ok(match rules.blocked {
+                BlockedOutcome::Loss => LOST,
+                BlockedOutcome::Draw => DRAW,
+            });
+        }
+        return src.stored(&normalize(rules, pos));
     }
     let mut moves = Vec::new();
     legal_moves(rules, pos, Counting::Unique, &mut moves);
