@@ -2,7 +2,6 @@
 //! files hold (capture positions "don't care"), so a resumed build that loads them from disk
 //! computes the same tables as one that never stopped.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -40,10 +39,23 @@ pub struct Missing {
     pub side: Color,
 }
 
-/// Solved slices by canonical material.
+/// Solved slices by canonical material, in a table indexed by the four counts (a look-up is
+/// an array access, not a hash: it happens for every exit of every position solved).
 pub struct Store {
     rules: Rules,
-    slices: HashMap<Material, Arc<StoredSlice>>,
+    slices: Vec<Option<Arc<StoredSlice>>>,
+}
+
+/// Counts per kind of piece are below this (20 a side at most, on 10x10).
+const COUNT_BOUND: usize = 21;
+
+#[inline]
+fn slot(m: &Material) -> Option<usize> {
+    let c = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    if c.iter().any(|&x| x as usize >= COUNT_BOUND) {
+        return None;
+    }
+    Some(c.iter().fold(0, |acc, &x| acc * COUNT_BOUND + x as usize))
 }
 
 impl Store {
@@ -51,20 +63,25 @@ impl Store {
     pub fn new(rules: Rules) -> Store {
         Store {
             rules,
-            slices: HashMap::new(),
+            slices: Vec::new(),
         }
     }
 
     /// Add a solved slice's stored codes (`sides[s]` for side `s`, if stored).
     pub fn insert(&mut self, material: Material, sides: [Option<Vec<u16>>; 2]) {
         let index = SliceIndex::new(material, self.rules.geometry());
-        self.slices
-            .insert(material, Arc::new(StoredSlice { index, sides }));
+        let Some(at) = slot(&material) else {
+            return; // cannot happen: no variant has more than 20 pieces a side
+        };
+        if self.slices.is_empty() {
+            self.slices.resize(COUNT_BOUND.pow(4), None);
+        }
+        self.slices[at] = Some(Arc::new(StoredSlice { index, sides }));
     }
 
     /// Total bytes held.
     pub fn bytes(&self) -> u64 {
-        self.slices.values().map(|s| s.bytes()).sum()
+        self.slices.iter().flatten().map(|s| s.bytes()).sum()
     }
 
     /// Read a DTW table file entirely into the store.
@@ -109,7 +126,10 @@ impl ValueSource for Store {
         let material = pos.material();
         let side = pos.side_to_move();
         let missing = || Missing { material, side };
-        let s = self.slices.get(&material).ok_or_else(missing)?;
+        let s = slot(&material)
+            .and_then(|at| self.slices.get(at))
+            .and_then(Option::as_ref)
+            .ok_or_else(missing)?;
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
         v.get(s.index.index(pos) as usize)
             .copied()

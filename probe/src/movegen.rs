@@ -351,32 +351,59 @@ fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
     }
 }
 
-/// Whether the side to move has a capture.
+/// Whether the side to move has a capture: a piece with an enemy piece it may take next to
+/// it (a flying king: first along an empty diagonal) and an empty square just beyond.
 pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
-    let side = pos.side_to_move();
     let g = rules.geometry();
-    let mut gen_out = Vec::new();
-    let gen = Gen {
-        rules,
-        g,
-        side,
-        opp: pos.pieces(side.opponent()),
-        kings: pos.kings(),
-        occupied: 0,
-        from: 0,
-        path: [0; MAX_JUMPS],
-        taken: [0; MAX_JUMPS],
-        out: &mut gen_out,
+    let side = pos.side_to_move();
+    let empty = g.all & !pos.occupied();
+    let opp = pos.pieces(side.opponent());
+    let by_man = if rules.men_capture_kings {
+        opp
+    } else {
+        opp & !pos.kings()
     };
-    let mut bb = pos.pieces(side);
-    let mut g2 = gen;
-    while bb != 0 {
-        let sq = bb.trailing_zeros() as u8;
-        bb &= bb - 1;
-        g2.occupied = pos.occupied() & !(1u64 << sq);
-        let king = pos.kings() & (1u64 << sq) != 0;
-        if g2.can_capture(sq, king, 0) {
-            return true;
+    let flying = rules.kings == KingRange::Flying;
+    let man_dirs: &[Dir] = if rules.men_capture_backward {
+        &Dir::ALL
+    } else {
+        match side {
+            Color::White => &[Dir::UpLeft, Dir::UpRight],
+            Color::Black => &[Dir::DownLeft, Dir::DownRight],
+        }
+    };
+    let own = pos.pieces(side);
+    let mut men = own & !pos.kings();
+    while men != 0 {
+        let sq = men.trailing_zeros() as u8;
+        men &= men - 1;
+        for &d in man_dirs {
+            let over = g.step(sq, d);
+            if over != NONE && by_man >> over & 1 != 0 {
+                let land = g.step(over, d);
+                if land != NONE && empty >> land & 1 != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    let mut kings = own & pos.kings();
+    while kings != 0 {
+        let sq = kings.trailing_zeros() as u8;
+        kings &= kings - 1;
+        for d in Dir::ALL {
+            let mut over = g.step(sq, d);
+            if flying {
+                while over != NONE && empty >> over & 1 != 0 {
+                    over = g.step(over, d);
+                }
+            }
+            if over != NONE && opp >> over & 1 != 0 {
+                let land = g.step(over, d);
+                if land != NONE && empty >> land & 1 != 0 {
+                    return true;
+                }
+            }
         }
     }
     false
@@ -691,6 +718,39 @@ pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
 mod tests {
     use super::*;
     use crate::fen;
+
+    /// The quick tests `has_capture` and `has_quiet_move` agree with the full move list on
+    /// every position of small slices, for every preset (men and kings of both colours,
+    /// both sides to move).
+    #[test]
+    fn quick_tests_agree_with_move_lists() {
+        use crate::index::SliceIndex;
+        use crate::material::Material;
+        for rules in Rules::PRESETS {
+            let g = rules.geometry();
+            for m in [
+                Material::new(1, 1, 1, 0),
+                Material::new(0, 1, 1, 1),
+                Material::new(2, 0, 1, 0),
+                Material::new(1, 0, 0, 2),
+            ] {
+                let ix = SliceIndex::new(m, g);
+                let mut moves = Vec::new();
+                for i in 0..ix.size() {
+                    for side in [Color::White, Color::Black] {
+                        let p = ix.unindex(i, side);
+                        legal_moves(rules, &p, Counting::Unique, &mut moves);
+                        let captures = moves.iter().any(|m| m.is_capture());
+                        let quiets = moves.iter().any(|m| !m.is_capture());
+                        assert_eq!(has_capture(rules, &p), captures, "{} {m} {i}", rules.name);
+                        if !rules.capture_compulsory || !captures {
+                            assert_eq!(has_quiet_move(rules, &p), quiets, "{} {m} {i}", rules.name);
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Every quiet move's reverse is found by `quiet_unmoves`, and every unmove's forward
     /// move is a quiet move of the predecessor (on positions without captures).
