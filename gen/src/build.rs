@@ -13,7 +13,7 @@ use dtb_probe::table::{BlockCache, TableFile};
 use dtb_probe::value::{wld_of, Wld};
 
 use crate::solve::{solve_slice, SolvedSlice};
-use crate::store::Store;
+use crate::store::{Codes, Store};
 use crate::write::{write_table, TableData, WriteError};
 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
@@ -74,6 +74,11 @@ pub struct Plan {
     pub slices: Vec<Material>,
     /// zstd compression level of the files (1..=22).
     pub zstd_level: i32,
+    /// Write WLD files only, and keep solved slices in memory as outcomes (2 bits a position
+    /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
+    /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
+    /// the WLD headers record no longest distance (0).
+    pub wld_only: bool,
 }
 
 impl Plan {
@@ -91,6 +96,7 @@ impl Plan {
             out: out.into(),
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd_level: ZSTD_LEVEL,
+            wld_only: false,
         })
     }
 
@@ -102,6 +108,15 @@ impl Plan {
             n
         } else {
             2 * n
+        }
+    }
+
+    /// The kinds of file this build writes.
+    pub fn kinds(&self) -> &'static [ValueKind] {
+        if self.wld_only {
+            &[ValueKind::Wld]
+        } else {
+            &[ValueKind::Wld, ValueKind::Dtw]
         }
     }
 
@@ -181,11 +196,11 @@ fn remove_stale_temporaries(dir: &std::path::Path) {
     }
 }
 
-/// Whether the files of slice `m` are finished: both exist, open, match the plan and pass
-/// their checksums.
+/// Whether the files of slice `m` are finished: each kind the plan writes exists, opens,
+/// matches the plan and passes its checksums.
 fn finished(plan: &Plan, m: Material) -> bool {
     let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
-    [ValueKind::Wld, ValueKind::Dtw].iter().all(|&kind| {
+    plan.kinds().iter().all(|&kind| {
         let Ok(t) = TableFile::open(&plan.path(m, kind), cache.clone()) else {
             return false;
         };
@@ -216,7 +231,7 @@ fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
         },
         block_count: 0,
         counts: s.counts,
-        max_plies: s.max_plies,
+        max_plies: if plan.wld_only { 0 } else { s.max_plies },
         payload_crc: 0,
     }
 }
@@ -267,9 +282,12 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         let size = SliceIndex::new(m, plan.rules.geometry()).size();
         if finished(plan, m) {
             obs.slice_start(i, total, m, 0);
-            store
-                .load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
-                .map_err(|e| BuildError::Load {
+            let loaded = if plan.wld_only {
+                store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
+            } else {
+                store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
+            };
+            loaded.map_err(|e| BuildError::Load {
                     material: m,
                     message: e.to_string(),
                 })?;
@@ -335,14 +353,18 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             (3, vec![&codes[0], &codes[1]])
         };
         let t1 = Instant::now();
-        let dtw_bytes = write_table(
-            &plan.path(m, ValueKind::Dtw),
-            &TableData {
-                header: header(plan, &solved, ValueKind::Dtw, sides_bits),
-                sides: stored.clone(),
-            },
-            plan.zstd_level,
-        )?;
+        let dtw_bytes = if plan.wld_only {
+            0
+        } else {
+            write_table(
+                &plan.path(m, ValueKind::Dtw),
+                &TableData {
+                    header: header(plan, &solved, ValueKind::Dtw, sides_bits),
+                    sides: stored.clone(),
+                },
+                plan.zstd_level,
+            )?
+        };
         let dtw_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
         let wld: Vec<Vec<u16>> = stored.iter().map(|s| wld_codes(s)).collect();
@@ -374,7 +396,18 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             skipped: false,
         };
         let [c0, c1] = codes;
-        store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+        if plan.wld_only {
+            drop(wld);
+            store.insert_codes(
+                m,
+                [
+                    Some(Codes::wld_from(&c0)),
+                    (!symmetric).then(|| Codes::wld_from(&c1)),
+                ],
+            );
+        } else {
+            store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+        }
         obs.slice_done(&st);
         all.push(st);
     }

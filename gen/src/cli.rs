@@ -56,6 +56,11 @@ enum Command {
         /// zstd level of the table files (1..=22; higher is smaller and slower to write).
         #[arg(long, default_value_t = build::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
         zstd_level: i32,
+        /// Write WLD tables only (no DTW), keeping solved slices in memory at 2 bits a
+        /// position instead of 16: for 7 and 8 pieces. `dtb probe` then answers win, loss or
+        /// draw, without distance or best move.
+        #[arg(long)]
+        wld_only: bool,
         /// Print one JSON object per slice and a summary, instead of text.
         #[arg(long)]
         json: bool,
@@ -174,8 +179,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             out,
             threads,
             zstd_level,
+            wld_only,
             json,
-        } => gen(&variant, pieces, out, threads, zstd_level, json),
+        } => gen(&variant, pieces, out, threads, zstd_level, wld_only, json),
         Command::Probe {
             variant,
             dir,
@@ -313,11 +319,13 @@ fn gen(
     out: PathBuf,
     threads: Option<u16>,
     zstd_level: i32,
+    wld_only: bool,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.zstd_level = zstd_level;
+    plan.wld_only = wld_only;
     let threads = threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         usize::from,

@@ -5,29 +5,79 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use dtb_probe::format::{unpack_value, ValueKind};
+use dtb_probe::format::{unpack_value, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::material::Material;
 use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
-use dtb_probe::value::ValueSource;
+use dtb_probe::value::{code_of_wld, wld_of, ValueSource, Wld};
+
+/// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
+/// a position, 32 a word, as [`WLD_WIN`] / [`WLD_LOSS`] / [`WLD_DRAW`].
+pub enum Codes {
+    Dtw(Vec<u16>),
+    Wld(Vec<u64>),
+}
+
+impl Codes {
+    /// Pack DTW codes into outcomes.
+    pub fn wld_from(codes: &[u16]) -> Codes {
+        Codes::pack(codes.iter().map(|&c| match wld_of(c) {
+            Wld::Win => WLD_WIN,
+            Wld::Loss => WLD_LOSS,
+            Wld::Draw => WLD_DRAW,
+        }))
+    }
+
+    /// Pack WLD file values ([`WLD_WIN`], [`WLD_LOSS`], [`WLD_DRAW`]) as they are.
+    pub fn pack_wld(values: &[u16]) -> Codes {
+        Codes::pack(values.iter().copied())
+    }
+
+    fn pack(values: impl ExactSizeIterator<Item = u16>) -> Codes {
+        let mut words = vec![0u64; values.len().div_ceil(32)];
+        for (i, w) in values.enumerate() {
+            words[i / 32] |= (w as u64 & 3) << (2 * (i % 32));
+        }
+        Codes::Wld(words)
+    }
+
+    /// The code at `i` (a WLD outcome with its nominal distance), `None` past the end.
+    #[inline]
+    fn get(&self, i: usize) -> Option<u16> {
+        match self {
+            Codes::Dtw(v) => v.get(i).copied(),
+            Codes::Wld(w) => {
+                let bits = (w.get(i / 32)? >> (2 * (i % 32))) & 3;
+                Some(match bits as u16 {
+                    WLD_WIN => code_of_wld(Wld::Win),
+                    WLD_LOSS => code_of_wld(Wld::Loss),
+                    _ => code_of_wld(Wld::Draw),
+                })
+            }
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            Codes::Dtw(v) => v.len() as u64 * 2,
+            Codes::Wld(w) => w.len() as u64 * 8,
+        }
+    }
+}
 
 /// A slice's stored codes per side (`None` for a side not stored: the colour-symmetric
 /// slices keep White to move only).
 pub struct StoredSlice {
     index: SliceIndex,
-    sides: [Option<Vec<u16>>; 2],
+    sides: [Option<Codes>; 2],
 }
 
 impl StoredSlice {
     /// Bytes of memory held.
     pub fn bytes(&self) -> u64 {
-        self.sides
-            .iter()
-            .flatten()
-            .map(|v| v.len() as u64 * 2)
-            .sum()
+        self.sides.iter().flatten().map(Codes::bytes).sum()
     }
 }
 
@@ -67,8 +117,14 @@ impl Store {
         }
     }
 
-    /// Add a solved slice's stored codes (`sides[s]` for side `s`, if stored).
+    /// Add a solved slice's stored DTW codes (`sides[s]` for side `s`, if stored).
     pub fn insert(&mut self, material: Material, sides: [Option<Vec<u16>>; 2]) {
+        let [a, b] = sides;
+        self.insert_codes(material, [a.map(Codes::Dtw), b.map(Codes::Dtw)]);
+    }
+
+    /// Add a solved slice's values in either form.
+    pub fn insert_codes(&mut self, material: Material, sides: [Option<Codes>; 2]) {
         let index = SliceIndex::new(material, self.rules.geometry());
         let Some(at) = slot(&material) else {
             return; // cannot happen: no variant has more than 20 pieces a side
@@ -89,12 +145,38 @@ impl Store {
     /// # Errors
     /// A [`TableError`] if the file cannot be read or is corrupt.
     pub fn load_dtw_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
+        self.load_file(material, path, ValueKind::Dtw)
+    }
+
+    /// Read a WLD table file entirely into the store (packed, as a WLD-only build keeps it).
+    ///
+    /// # Errors
+    /// A [`TableError`] if the file cannot be read or is corrupt.
+    pub fn load_wld_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
+        self.load_file(material, path, ValueKind::Wld)
+    }
+
+    fn load_file(
+        &mut self,
+        material: Material,
+        path: &Path,
+        kind: ValueKind,
+    ) -> Result<(), TableError> {
         let table = TableFile::open(path, Arc::new(BlockCache::new(1 << 20)))?;
         let h = table.header().clone();
         let per_side = h.blocks_per_side();
-        let mut sides: [Option<Vec<u16>>; 2] = [None, None];
+        let mut sides: [Option<Codes>; 2] = [None, None];
         let mut block = 0u32;
-        debug_assert_eq!(h.kind, ValueKind::Dtw);
+        if h.kind != kind {
+            return Err(TableError::Format {
+                path: path.to_path_buf(),
+                source: dtb_probe::format::FormatError::Invalid(format!(
+                    "a {} table where a {} table was expected",
+                    h.kind.extension(),
+                    kind.extension()
+                )),
+            });
+        }
         for (s, slot) in sides.iter_mut().enumerate() {
             if !h.side_stored(s) {
                 continue;
@@ -112,9 +194,12 @@ impl Store {
                 }
                 block += 1;
             }
-            *slot = Some(v);
+            *slot = Some(match kind {
+                ValueKind::Dtw => Codes::Dtw(v),
+                ValueKind::Wld => Codes::pack_wld(&v),
+            });
         }
-        self.insert(material, sides);
+        self.insert_codes(material, sides);
         Ok(())
     }
 }
@@ -131,8 +216,6 @@ impl ValueSource for Store {
             .and_then(Option::as_ref)
             .ok_or_else(missing)?;
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
-        v.get(s.index.index(pos) as usize)
-            .copied()
-            .ok_or_else(missing)
+        v.get(s.index.index(pos) as usize).ok_or_else(missing)
     }
 }

@@ -191,3 +191,47 @@ fn probe_line_cli_prints_every_move_down_to_zero() {
     }
     assert_eq!(line[52]["fen"], "B:WK4,K28:B");
 }
+
+/// A WLD-only build keeps 2 bits a position for solved slices and looks exits up as bare
+/// outcomes; its WLD values must still be exactly those of the full build, slice by slice,
+/// also when it resumes from its own WLD files (2-3 first, then 2-4 in the same directory).
+#[test]
+fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
+    let full = tables();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-english-4-wld-only");
+    let _ = std::fs::remove_dir_all(&dir);
+    for pieces in [3, 4] {
+        let mut plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("plan");
+        plan.wld_only = true;
+        let stats = build::run(&plan, &Quiet).expect("WLD-only build");
+        let solved: Vec<_> = stats.iter().filter(|s| !s.skipped).collect();
+        if pieces == 4 {
+            // The 2-3 slices were loaded from their WLD files, the 4-piece ones solved.
+            assert!(solved.iter().all(|s| s.material.pieces() == 4));
+            assert!(stats.iter().any(|s| s.skipped));
+        }
+        assert!(stats.iter().all(|s| s.dtw_bytes == 0));
+    }
+    let mut compared = 0;
+    for e in std::fs::read_dir(full).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        if p.extension().and_then(|x| x.to_str()) == Some("dtw") {
+            assert!(!dir.join(&name).exists(), "{name} written by a WLD-only build");
+            continue;
+        }
+        if p.extension().and_then(|x| x.to_str()) != Some("wld") {
+            continue;
+        }
+        let (h_full, v_full) = read_all(&p);
+        let (h_wld, v_wld) = read_all(&dir.join(&name));
+        assert!(v_full == v_wld, "{name}: WLD values differ");
+        assert_eq!(h_full.counts, h_wld.counts, "{name}");
+        assert_eq!(h_wld.max_plies, 0, "{name}: a WLD-only build records no distance");
+        compared += 1;
+    }
+    let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices.len();
+    assert_eq!(compared, slices, "every canonical slice compared");
+    assert_eq!(slices, 23);
+    let _ = std::fs::remove_dir_all(&dir);
+}
