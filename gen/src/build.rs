@@ -26,10 +26,16 @@ pub const DTW_BLOCK_LEN: u32 = 1 << 14;
 /// zstd level of both kinds of files. English 2-5 measured: level 15 writes in about half
 /// the time of 19 for 0.4% more WLD bytes (1,499,086 vs 1,493,050); level 9 is 9% larger.
 pub const ZSTD_LEVEL: i32 = 15;
-/// Bytes of working memory per position (side to move counted) while solving: state (2),
-/// successor counter (1), exit bits (2), true values (2), stored codes (2), WLD codes while
-/// writing (2), and the per-level lists (8, in the worst case every position once).
+/// Bytes of working memory per position (side to move counted) while solving a slice of kings
+/// only with the whole-slice solver: state (2), successor counter (1), exit bits (2), true
+/// values (2), stored codes (2), WLD codes while writing (2), and the per-level lists (8, in
+/// the worst case every position once).
 pub const SOLVE_BYTES_PER_POSITION: u64 = 19;
+/// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), the
+/// results of one advancement's groups before they are merged (at most 2 + 1), and a copy of
+/// the codes as WLD while writing unless the build is WLD-only (2); rounded up.
+pub const GROUPED_BYTES_PER_POSITION: u64 = 6;
+pub const GROUPED_WLD_ONLY_BYTES_PER_POSITION: u64 = 4;
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 
@@ -236,14 +242,50 @@ fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
     }
 }
 
-fn wld_codes(dtw: &[u16]) -> Vec<u16> {
-    dtw.iter()
-        .map(|&c| match wld_of(c) {
-            Wld::Win => WLD_WIN,
-            Wld::Loss => WLD_LOSS,
-            Wld::Draw => WLD_DRAW,
-        })
-        .collect()
+/// DTW codes to WLD file codes, in place. A capture position (bit set in `capture`) is
+/// "don't care"; it gets the most common value among the non-capture positions of its WLD
+/// block (English 2-5: 3.7% fewer bytes than repeating the previous value, the choice kept
+/// for DTW files; `examples/compress_lab.rs`).
+fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
+    let block = WLD_BLOCK_LEN as usize;
+    for (b, chunk) in codes.chunks_mut(block).enumerate() {
+        let is_capture = |j: usize| {
+            let i = b * block + j;
+            capture[i / 64] >> (i % 64) & 1 != 0
+        };
+        let mut count = [0u32; 3];
+        for (j, c) in chunk.iter_mut().enumerate() {
+            *c = match wld_of(*c) {
+                Wld::Win => WLD_WIN,
+                Wld::Loss => WLD_LOSS,
+                Wld::Draw => WLD_DRAW,
+            };
+            if !is_capture(j) {
+                count[*c as usize] += 1;
+            }
+        }
+        // Ties go to the lower code (draw, then win, then loss).
+        let mut common = 0;
+        for k in 1..3 {
+            if count[k] > count[common] {
+                common = k;
+            }
+        }
+        for (j, c) in chunk.iter_mut().enumerate() {
+            if is_capture(j) {
+                *c = common as u16;
+            }
+        }
+    }
+}
+
+/// The stored sides of a slice: White to move only for a colour-symmetric one.
+fn sides_of<'a>(symmetric: bool, c0: &'a [u16], c1: &'a [u16]) -> Vec<&'a [u16]> {
+    if symmetric {
+        vec![c0]
+    } else {
+        vec![c0, c1]
+    }
 }
 
 /// Run a build: every slice of the plan not yet finished on disk is solved and written; the
@@ -327,7 +369,14 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             all.push(st);
             continue;
         }
-        let needed = 2 * size * SOLVE_BYTES_PER_POSITION;
+        let per_position = if m.men() == 0 {
+            SOLVE_BYTES_PER_POSITION
+        } else if plan.wld_only {
+            GROUPED_WLD_ONLY_BYTES_PER_POSITION
+        } else {
+            GROUPED_BYTES_PER_POSITION
+        };
+        let needed = 2 * size * per_position;
         if let Some(avail) = available_memory() {
             if needed > avail {
                 return Err(BuildError::Memory {
@@ -346,12 +395,16 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             }
         })?;
         let solve_seconds = t0.elapsed().as_secs_f64();
-        let codes = [solved.stored_codes(0), solved.stored_codes(1)];
-        let (sides_bits, stored): (u8, Vec<&[u16]>) = if symmetric {
-            (1, vec![&codes[0]])
-        } else {
-            (3, vec![&codes[0], &codes[1]])
-        };
+        let dtw_header = header(plan, &solved, ValueKind::Dtw, if symmetric { 1 } else { 3 });
+        let wld_header = header(plan, &solved, ValueKind::Wld, if symmetric { 1 } else { 3 });
+        let c = solved.counts;
+        let max_plies = solved.max_plies;
+        // From here on the slice's values are converted in place (stored codes, then WLD
+        // codes in a WLD-only build): the largest 7-piece slice holds 1.4 G positions a side.
+        let ([mut c0, mut c1], [cap0, cap1]) = solved.into_stored_codes();
+        if symmetric {
+            c1 = Vec::new();
+        }
         let t1 = Instant::now();
         let dtw_bytes = if plan.wld_only {
             0
@@ -359,24 +412,38 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             write_table(
                 &plan.path(m, ValueKind::Dtw),
                 &TableData {
-                    header: header(plan, &solved, ValueKind::Dtw, sides_bits),
-                    sides: stored.clone(),
+                    header: dtw_header,
+                    sides: sides_of(symmetric, &c0, &c1),
                 },
                 plan.zstd_level,
             )?
         };
         let dtw_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
-        let wld: Vec<Vec<u16>> = stored.iter().map(|s| wld_codes(s)).collect();
-        let wld_bytes = write_table(
-            &plan.path(m, ValueKind::Wld),
-            &TableData {
-                header: header(plan, &solved, ValueKind::Wld, sides_bits),
-                sides: wld.iter().map(|v| v.as_slice()).collect(),
-            },
-            plan.zstd_level,
-        )?;
-        let c = solved.counts;
+        let wld_bytes = if plan.wld_only {
+            to_wld_codes(&mut c0, &cap0);
+            to_wld_codes(&mut c1, &cap1);
+            write_table(
+                &plan.path(m, ValueKind::Wld),
+                &TableData {
+                    header: wld_header,
+                    sides: sides_of(symmetric, &c0, &c1),
+                },
+                plan.zstd_level,
+            )?
+        } else {
+            let (mut w0, mut w1) = (c0.clone(), c1.clone());
+            to_wld_codes(&mut w0, &cap0);
+            to_wld_codes(&mut w1, &cap1);
+            write_table(
+                &plan.path(m, ValueKind::Wld),
+                &TableData {
+                    header: wld_header,
+                    sides: sides_of(symmetric, &w0, &w1),
+                },
+                plan.zstd_level,
+            )?
+        };
         let counts = if symmetric {
             c[0]
         } else {
@@ -392,19 +459,16 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             wld_bytes,
             dtw_bytes,
             counts,
-            max_plies: solved.max_plies,
+            max_plies: if plan.wld_only { 0 } else { max_plies },
             skipped: false,
         };
-        let [c0, c1] = codes;
         if plan.wld_only {
-            drop(wld);
-            store.insert_codes(
-                m,
-                [
-                    Some(Codes::wld_from(&c0)),
-                    (!symmetric).then(|| Codes::wld_from(&c1)),
-                ],
-            );
+            let sides = [
+                Some(Codes::pack_wld(&c0)),
+                (!symmetric).then(|| Codes::pack_wld(&c1)),
+            ];
+            drop((c0, c1));
+            store.insert_codes(m, sides);
         } else {
             store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
         }

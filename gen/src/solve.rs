@@ -58,6 +58,25 @@ impl SolvedSlice {
         self.capture[side][(i / 64) as usize] >> (i % 64) & 1 != 0
     }
 
+    /// [`SolvedSlice::stored_codes`] of both sides, computed in place (no copy of the
+    /// values is made), with the capture bitmaps of both sides.
+    pub fn into_stored_codes(self) -> ([Vec<u16>; 2], [Vec<u64>; 2]) {
+        let SolvedSlice {
+            values, capture, ..
+        } = self;
+        let mut out = values;
+        for (side, codes) in out.iter_mut().enumerate() {
+            let mut prev = DRAW;
+            for (i, v) in codes.iter_mut().enumerate() {
+                if capture[side][i / 64] >> (i % 64) & 1 != 0 {
+                    *v = prev;
+                }
+                prev = *v;
+            }
+        }
+        (out, capture)
+    }
+
     /// The codes to store for `side`: true values, with each capture position's "don't care"
     /// replaced by the value stored just before it (which keeps runs long for compression).
     pub fn stored_codes(&self, side: usize) -> Vec<u16> {
