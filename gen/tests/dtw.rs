@@ -251,5 +251,31 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
     let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices.len();
     assert_eq!(compared, slices, "every canonical slice compared");
     assert_eq!(slices, 23);
+
+    // `dtb verify` checks a WLD-only directory on outcomes, and finds one changed value.
+    let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("23 slices, 6408836 positions checked"), "{text}");
+    let path = dir.join("english-1111.wld");
+    let (h, mut sides) = read_all(&path);
+    let ix = SliceIndex::new(dtb_probe::Material::new(1, 1, 1, 1), Rules::ENGLISH.geometry());
+    let i = (500..)
+        .find(|&i| {
+            sides[0][i as usize] == 1 // a win
+                && !has_capture(&Rules::ENGLISH, &ix.unindex(i, Color::White))
+        })
+        .unwrap();
+    sides[0][i as usize] = 0; // claim a draw
+    let data = TableData {
+        header: h,
+        sides: sides.iter().map(|v| v.as_slice()).collect(),
+    };
+    write_table(&path, &data, 3).unwrap();
+    let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
+    assert!(text.contains("1 FAILED"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
