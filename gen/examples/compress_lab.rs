@@ -3,7 +3,8 @@
 //! several don't-care choices for capture positions and block lengths, and prints the total
 //! bytes and bits per stored position of each.
 //!
-//! `cargo run --release -p dtb-gen --example compress_lab -- 5 [zstd-level]`
+//! `cargo run --release -p dtb-gen --example compress_lab -- 5 [zstd-level] [prev,major,...]`
+//! (strategies: prev, next, major, bmajor, threat, true)
 
 use dtb_gen::solve::{solve_slice, SolvedSlice};
 use dtb_gen::store::Store;
@@ -77,6 +78,36 @@ fn fill(s: &SolvedSlice, side: usize, strategy: &str) -> Vec<u16> {
                 }
             }
         }
+        "threat" => {
+            // Also "don't care": positions whose side not to move could capture if it were
+            // its turn (an upper bound for a format that resolves them by a search).
+            let ix = dtb_probe::index::SliceIndex::new(s.material, Rules::ENGLISH.geometry());
+            let color = [dtb_probe::Color::White, dtb_probe::Color::Black][side];
+            let mut mask = vec![false; n];
+            for (i, m) in mask.iter_mut().enumerate() {
+                let p = ix.unindex(i as u64, color);
+                *m = cap(i)
+                    || dtb_probe::movegen::has_capture(
+                        &Rules::ENGLISH,
+                        &p.with_side_to_move(color.opponent()),
+                    );
+            }
+            for lo in (0..n).step_by(1 << 16) {
+                let hi = (lo + (1 << 16)).min(n);
+                let mut count = [0u64; 3];
+                for i in lo..hi {
+                    if !mask[i] {
+                        count[v[i] as usize] += 1;
+                    }
+                }
+                let m = (0..3).max_by_key(|&k| count[k]).unwrap() as u16;
+                for i in lo..hi {
+                    if mask[i] {
+                        out[i] = m;
+                    }
+                }
+            }
+        }
         "true" => {}
         _ => unreachable!(),
     }
@@ -97,7 +128,10 @@ fn main() {
     let level: i32 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(15);
     let rules = Rules::ENGLISH;
     let mut store = Store::new(rules);
-    let strategies = ["prev", "major", "bmajor"];
+    let strategies: Vec<&str> = match args.get(3) {
+        Some(list) => list.split(',').collect(),
+        None => vec!["prev", "major", "bmajor", "threat"],
+    };
     let blocks = [1usize << 16];
     let mut paired = 0u64;
     let mut total = vec![vec![0u64; blocks.len()]; strategies.len()];

@@ -310,6 +310,14 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "wld_bytes": s.wld_bytes,
         "dtw_bytes": s.dtw_bytes,
         "wld_bits_per_position": bits_per_position(s.wld_bytes, s.positions),
+        "positions_per_second_per_core": if s.skipped {
+            0.0
+        } else {
+            s.solved as f64
+                / s.solve_seconds.max(1e-9)
+                / rayon::current_num_threads().max(1) as f64
+        },
+        "peak_memory_bytes": build::peak_memory().unwrap_or(0),
     })
 }
 

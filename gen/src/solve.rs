@@ -624,11 +624,20 @@ impl Steps {
     }
 }
 
+/// One position of a group while it is solved: value (or open), exit bits and slowest
+/// loss exit, successors left in the group. One struct, so a predecessor update touches one
+/// cache line instead of three (large groups do not fit in cache).
+#[derive(Clone, Copy)]
+struct Cell {
+    val: u16,
+    aux: u16,
+    cnt: u8,
+}
+
 /// Buffers of one worker, reused from group to group.
 #[derive(Default)]
 struct Scratch {
-    cnt: Vec<u8>,
-    aux: Vec<u16>,
+    cells: Vec<Cell>,
     kings: Vec<(u64, u64)>,
     frontier: Vec<Vec<u32>>,
     cands: Vec<Vec<u32>>,
@@ -665,19 +674,22 @@ where
     const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
-    let mut val = vec![OPEN; total];
     let mut capture = vec![false; total];
-    sc.cnt.clear();
-    sc.cnt.resize(total, 0);
-    sc.aux.clear();
-    sc.aux.resize(total, 0);
+    sc.cells.clear();
+    sc.cells.resize(
+        total,
+        Cell {
+            val: OPEN,
+            aux: 0,
+            cnt: 0,
+        },
+    );
     sc.kings.clear();
     for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
         list.clear();
     }
     let Scratch {
-        cnt,
-        aux,
+        cells,
         kings,
         frontier,
         cands,
@@ -750,7 +762,7 @@ where
             };
             match start {
                 Start::Known { code, capture: c } => {
-                    val[l] = code;
+                    cells[l].val = code;
                     capture[l] = c;
                     if code != DRAW {
                         put(frontier, (code - 1) as usize, l as u32);
@@ -761,8 +773,8 @@ where
                     aux: a,
                     win_exit,
                 } => {
-                    cnt[l] = inside;
-                    aux[l] = a;
+                    cells[l].cnt = inside;
+                    cells[l].aux = a;
                     if let Some(w) = win_exit {
                         put(cands, (w - 1) as usize, l as u32);
                     }
@@ -782,8 +794,8 @@ where
         if level < cands.len() {
             for i in 0..cands[level].len() {
                 let l = cands[level][i];
-                if val[l as usize] == OPEN {
-                    val[l as usize] = level_code(level);
+                if cells[l as usize].val == OPEN {
+                    cells[l as usize].val = level_code(level);
                     put(frontier, level, l);
                 }
             }
@@ -822,20 +834,21 @@ where
                         dec.kings_rank(wk, moved)
                     };
                     let ql = base + rank as usize;
-                    if val[ql] != OPEN {
+                    let cell = &mut cells[ql];
+                    if cell.val != OPEN {
                         continue;
                     }
                     if lost_here {
-                        val[ql] = next_code;
+                        cell.val = next_code;
                         put(frontier, level + 1, ql as u32);
                     } else {
-                        cnt[ql] -= 1;
-                        if cnt[ql] != 0 || aux[ql] & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                        cell.cnt -= 1;
+                        if cell.cnt != 0 || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
                             continue;
                         }
-                        let slowest_exit = (aux[ql] & AUX_LEVEL) as usize;
+                        let slowest_exit = (cell.aux & AUX_LEVEL) as usize;
                         if slowest_exit <= level + 1 {
-                            val[ql] = next_code;
+                            cell.val = next_code;
                             put(frontier, level + 1, ql as u32);
                         } else {
                             put(cands, slowest_exit, ql as u32);
@@ -853,6 +866,7 @@ where
 
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
+    let mut val: Vec<u16> = cells.iter().map(|c| c.val).collect();
     for (l, v) in val.iter_mut().enumerate() {
         if *v == OPEN {
             *v = DRAW;
