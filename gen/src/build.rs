@@ -31,11 +31,11 @@ pub const ZSTD_LEVEL: i32 = 15;
 /// values (2), stored codes (2), WLD codes while writing (2), and the per-level lists (8, in
 /// the worst case every position once).
 pub const SOLVE_BYTES_PER_POSITION: u64 = 19;
-/// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), the
-/// results of one advancement's groups before they are merged (at most 2 + 1), and a copy of
-/// the codes as WLD while writing unless the build is WLD-only (2); rounded up.
+/// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), and
+/// either the results of one advancement's groups before they are merged (at most 2 + 1)
+/// or, later, a copy of the codes as WLD while writing (2, not in a WLD-only build); rounded
+/// up.
 pub const GROUPED_BYTES_PER_POSITION: u64 = 6;
-pub const GROUPED_WLD_ONLY_BYTES_PER_POSITION: u64 = 4;
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 
@@ -330,9 +330,9 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
             };
             loaded.map_err(|e| BuildError::Load {
-                    material: m,
-                    message: e.to_string(),
-                })?;
+                material: m,
+                message: e.to_string(),
+            })?;
             let t = TableFile::open(
                 &plan.path(m, ValueKind::Wld),
                 std::sync::Arc::new(BlockCache::new(1 << 16)),
@@ -371,8 +371,6 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
         let per_position = if m.men() == 0 {
             SOLVE_BYTES_PER_POSITION
-        } else if plan.wld_only {
-            GROUPED_WLD_ONLY_BYTES_PER_POSITION
         } else {
             GROUPED_BYTES_PER_POSITION
         };

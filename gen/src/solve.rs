@@ -859,10 +859,6 @@ where
         }
         level += 1;
     }
-    if let Some(f) = frontier.get_mut(level) {
-        // Keep the buffer for the next group.
-        std::mem::swap(f, &mut current);
-    }
 
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
@@ -922,11 +918,25 @@ mod tests {
     }
 
     /// The grouped and the whole-slice solver are independent computations of the same
-    /// values: they must agree on every position of every English slice up to 4 pieces and a
-    /// few of 5, and on International up to 3.
+    /// values (the grouped one has its own move counting and unmoves for positions without a
+    /// capture): they must agree on every position of every English slice up to 4 pieces, on
+    /// International up to 3, and up to 3 under the other rule fields that change how
+    /// positions are classified: flying kings on 8x8 (gracz8), optional capture, men that
+    /// may not capture kings (Italian), a blocked side drawing.
     #[test]
     fn grouped_and_global_solvers_agree() {
-        for (rules, n) in [(Rules::ENGLISH, 4), (Rules::INTERNATIONAL, 3)] {
+        let blocked_draws = Rules {
+            blocked: dtb_probe::rules::BlockedOutcome::Draw,
+            ..Rules::ENGLISH
+        };
+        for (rules, n) in [
+            (Rules::ENGLISH, 4),
+            (Rules::INTERNATIONAL, 3),
+            (Rules::GRACZ8, 3),
+            (Rules::INTERNATIONAL_OPTIONAL, 3),
+            (Rules::ITALIAN, 3),
+            (blocked_draws, 3),
+        ] {
             let mut store = Store::new(rules);
             for m in Material::solve_order(n, rules.max_pieces_per_side()) {
                 let a = solve_slice_global(&rules, &store, m, &|_| {}).unwrap();

@@ -5,32 +5,23 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use dtb_probe::format::{unpack_value, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{unpack_value, ValueKind, WLD_LOSS, WLD_WIN};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::material::Material;
 use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
-use dtb_probe::value::{code_of_wld, wld_of, ValueSource, Wld};
+use dtb_probe::value::{code_of_wld, ValueSource, Wld};
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
-/// a position, 32 a word, as [`WLD_WIN`] / [`WLD_LOSS`] / [`WLD_DRAW`].
+/// a position, 32 a word, as `WLD_WIN` / `WLD_LOSS` / `WLD_DRAW` ([`dtb_probe::format`]).
 pub enum Codes {
     Dtw(Vec<u16>),
     Wld(Vec<u64>),
 }
 
 impl Codes {
-    /// Pack DTW codes into outcomes.
-    pub fn wld_from(codes: &[u16]) -> Codes {
-        Codes::pack(codes.iter().map(|&c| match wld_of(c) {
-            Wld::Win => WLD_WIN,
-            Wld::Loss => WLD_LOSS,
-            Wld::Draw => WLD_DRAW,
-        }))
-    }
-
-    /// Pack WLD file values ([`WLD_WIN`], [`WLD_LOSS`], [`WLD_DRAW`]) as they are.
+    /// Pack WLD file values (`WLD_WIN`, `WLD_LOSS`, `WLD_DRAW`) as they are.
     pub fn pack_wld(values: &[u16]) -> Codes {
         Codes::pack(values.iter().copied())
     }
@@ -43,11 +34,13 @@ impl Codes {
         Codes::Wld(words)
     }
 
-    /// The code at `i` (a WLD outcome with its nominal distance), `None` past the end.
+    /// The code at `i` (a WLD outcome with its nominal distance), `None` past the end
+    /// (`len` values are held).
     #[inline]
-    fn get(&self, i: usize) -> Option<u16> {
+    fn get(&self, i: usize, len: u64) -> Option<u16> {
         match self {
             Codes::Dtw(v) => v.get(i).copied(),
+            Codes::Wld(_) if i as u64 >= len => None,
             Codes::Wld(w) => {
                 let bits = (w.get(i / 32)? >> (2 * (i % 32))) & 3;
                 Some(match bits as u16 {
@@ -181,7 +174,14 @@ impl Store {
             if !h.side_stored(s) {
                 continue;
             }
-            let mut v = Vec::with_capacity(h.positions_per_side as usize);
+            let len = h.positions_per_side as usize;
+            // WLD values are packed as they are read: the largest 7-piece slice would need
+            // 2.8 GB a side as 16-bit codes.
+            let mut codes = match kind {
+                ValueKind::Dtw => Codes::Dtw(Vec::with_capacity(len)),
+                ValueKind::Wld => Codes::Wld(vec![0u64; len.div_ceil(32)]),
+            };
+            let mut i = 0usize;
             for _ in 0..per_side {
                 let raw = table.read_block(block)?;
                 for j in 0..h.block_values(block) {
@@ -190,14 +190,15 @@ impl Store {
                             path: path.to_path_buf(),
                             source: e,
                         })?;
-                    v.push(code);
+                    match &mut codes {
+                        Codes::Dtw(v) => v.push(code),
+                        Codes::Wld(w) => w[i / 32] |= (code as u64 & 3) << (2 * (i % 32)),
+                    }
+                    i += 1;
                 }
                 block += 1;
             }
-            *slot = Some(match kind {
-                ValueKind::Dtw => Codes::Dtw(v),
-                ValueKind::Wld => Codes::pack_wld(&v),
-            });
+            *slot = Some(codes);
         }
         self.insert_codes(material, sides);
         Ok(())
@@ -216,6 +217,7 @@ impl ValueSource for Store {
             .and_then(Option::as_ref)
             .ok_or_else(missing)?;
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
-        v.get(s.index.index(pos) as usize).ok_or_else(missing)
+        v.get(s.index.index(pos) as usize, s.index.size())
+            .ok_or_else(missing)
     }
 }

@@ -8,11 +8,11 @@ use std::sync::OnceLock;
 use dtb_gen::build::{self, Plan, Quiet};
 use dtb_gen::write::{write_table, TableData};
 use dtb_probe::format::{unpack_value, ValueKind};
-use dtb_probe::table::{BlockCache, TableFile};
-use dtb_probe::value::{wld_of, Wld};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::movegen::has_capture;
 use dtb_probe::rules::Color;
+use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::value::{wld_of, Wld};
 use dtb_probe::{fen, Rules, Tablebase};
 
 /// English 2-4 tables built afresh once per run at a fixed path inside `target/` (a static
@@ -89,7 +89,11 @@ fn longest_win_is_109_plies_and_wld_agrees_with_dtw_parity() {
             }
         }
         if h.material[0] + h.material[2] > 0 {
-            assert!(capture_positions > 0, "{}: no capture position?", p.display());
+            assert!(
+                capture_positions > 0,
+                "{}: no capture position?",
+                p.display()
+            );
         }
     }
     assert_eq!(files, 23);
@@ -235,7 +239,10 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_str().unwrap().to_string();
         if p.extension().and_then(|x| x.to_str()) == Some("dtw") {
-            assert!(!dir.join(&name).exists(), "{name} written by a WLD-only build");
+            assert!(
+                !dir.join(&name).exists(),
+                "{name} written by a WLD-only build"
+            );
             continue;
         }
         if p.extension().and_then(|x| x.to_str()) != Some("wld") {
@@ -245,7 +252,10 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
         let (h_wld, v_wld) = read_all(&dir.join(&name));
         assert!(v_full == v_wld, "{name}: WLD values differ");
         assert_eq!(h_full.counts, h_wld.counts, "{name}");
-        assert_eq!(h_wld.max_plies, 0, "{name}: a WLD-only build records no distance");
+        assert_eq!(
+            h_wld.max_plies, 0,
+            "{name}: a WLD-only build records no distance"
+        );
         compared += 1;
     }
     let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices.len();
@@ -256,10 +266,16 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
     let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
-    assert!(text.contains("23 slices, 6408836 positions checked"), "{text}");
+    assert!(
+        text.contains("23 slices, 6408836 positions checked"),
+        "{text}"
+    );
     let path = dir.join("english-1111.wld");
     let (h, mut sides) = read_all(&path);
-    let ix = SliceIndex::new(dtb_probe::Material::new(1, 1, 1, 1), Rules::ENGLISH.geometry());
+    let ix = SliceIndex::new(
+        dtb_probe::Material::new(1, 1, 1, 1),
+        Rules::ENGLISH.geometry(),
+    );
     let i = (500..)
         .find(|&i| {
             sides[0][i as usize] == 1 // a win
@@ -277,5 +293,40 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
     assert!(text.contains("1 FAILED"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A WLD-only build may extend a directory whose smaller slices have DTW files: it loads
+/// their distances, writes WLD files for the rest, and `dtb verify` checks each slice by
+/// what it has (distances where a DTW file exists, outcomes elsewhere).
+#[test]
+fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-english-4-mixed");
+    let _ = std::fs::remove_dir_all(&dir);
+    build::run(&Plan::new(Rules::ENGLISH, 3, &dir).unwrap(), &Quiet).expect("full 2-3");
+    let mut plan = Plan::new(Rules::ENGLISH, 4, &dir).unwrap();
+    plan.wld_only = true;
+    let stats = build::run(&plan, &Quiet).expect("WLD-only 4");
+    assert!(stats.iter().all(|s| s.skipped == (s.material.pieces() < 4)));
+    let dtw_files = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .and_then(|x| x.to_str())
+                == Some("dtw")
+        })
+        .count();
+    let small = Plan::new(Rules::ENGLISH, 3, &dir).unwrap().slices.len();
+    assert_eq!(dtw_files, small);
+    let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("23 slices, 6408836 positions checked"),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
