@@ -8,6 +8,20 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
+
+/// `println!` for results on standard output; a failed write (a closed pipe, as in
+/// `dtb info | head -1`, or a full disk) ends the command with one error line and status 2
+/// instead of a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, $($arg)*).and_then(|()| out.flush()) {
+            eprintln!("dtb: error: writing to standard output: {e}");
+            std::process::exit(2);
+        }
+    }};
+}
+
 use clap::{Parser, Subcommand, ValueEnum};
 use dtb_probe::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, perft, Counting};
@@ -201,23 +215,28 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
         } => perft_cmd(&variant, depth, counting, json, fen),
         Command::Variants => {
             for r in Rules::PRESETS {
-                println!("{}", r.name);
-                println!(
+                outln!("{}", r.name);
+                outln!(
                     "  board {}x{}, first to move {:?}",
-                    r.board, r.board, r.first_to_move
+                    r.board,
+                    r.board,
+                    r.first_to_move
                 );
-                println!("  men capture backward: {}", r.men_capture_backward);
-                println!(
+                outln!("  men capture backward: {}", r.men_capture_backward);
+                outln!(
                     "  kings: {:?}, capture compulsory: {}",
-                    r.kings, r.capture_compulsory
+                    r.kings,
+                    r.capture_compulsory
                 );
-                println!("  precedence: {:?}, removal: {:?}", r.precedence, r.removal);
-                println!("  man crowned mid-capture: {:?}", r.mid_capture_promotion);
-                println!(
+                outln!("  precedence: {:?}, removal: {:?}", r.precedence, r.removal);
+                outln!("  man crowned mid-capture: {:?}", r.mid_capture_promotion);
+                outln!(
                     "  men capture kings: {}, king landing: {:?}, blocked side: {:?}",
-                    r.men_capture_kings, r.king_landing, r.blocked
+                    r.men_capture_kings,
+                    r.king_landing,
+                    r.blocked
                 );
-                println!("  square numbering: {:?}", r.numbering);
+                outln!("  square numbering: {:?}", r.numbering);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -250,7 +269,7 @@ impl Observer for Bars {
             slice_text(s)
         };
         if self.json {
-            println!("{line}");
+            outln!("{line}");
         } else {
             let _ = self.multi.println(&line);
             if self.multi.is_hidden() {
@@ -382,7 +401,7 @@ fn gen(
     let peak = build::peak_memory().unwrap_or(0);
     let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
     if json {
-        println!(
+        outln!(
             "{}",
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
@@ -394,11 +413,11 @@ fn gen(
             })
         );
     } else {
-        println!(
+        outln!(
             "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB",
             rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
         );
-        println!(
+        outln!(
             "WLD {} bytes ({:.4} bits/position, written in {:.1} s), DTW {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
             wld,
             bits_per_position(wld, positions),
@@ -422,6 +441,13 @@ fn probe(
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
     let tb = open_tables(dir, &rules)?;
+    if line && tb.materials(ValueKind::Dtw).is_empty() {
+        bail!(
+            "--line plays the best moves, which needs DTW tables; {} holds WLD tables only \
+             (built with --wld-only): build without --wld-only, or probe without --line",
+            dir.display()
+        );
+    }
     if fens.is_empty() && batch.is_none() {
         bail!("no position given: pass FEN arguments or --batch FILE");
     }
@@ -697,31 +723,36 @@ fn verify(variant: &str, dir: &Path, json: bool) -> Result<ExitCode> {
                 .iter()
                 .map(|p| json!({"where": p.what, "problem": p.message}))
                 .collect();
-            println!(
+            outln!(
                 "{}",
-                json!({"slice": r.material.to_string(), "positions": r.positions, "ok": r.problems.is_empty(), "problems": problems})
+                json!({"slice": r.material.to_string(), "positions": r.positions, "outcomes_only": r.outcomes_only, "ok": r.problems.is_empty(), "problems": problems})
             );
         } else if r.problems.is_empty() {
-            println!("slice {}: ok ({} positions)", r.material, r.positions);
+            let what = if r.outcomes_only {
+                ", outcomes only: no DTW file"
+            } else {
+                ""
+            };
+            outln!("slice {}: ok ({} positions{what})", r.material, r.positions);
         } else {
-            println!("slice {}: FAILED", r.material);
+            outln!("slice {}: FAILED", r.material);
             for p in &r.problems {
                 if p.message.starts_with(&p.what) {
-                    println!("  {}", p.message);
+                    outln!("  {}", p.message);
                 } else {
-                    println!("  {}: {}", p.what, p.message);
+                    outln!("  {}: {}", p.what, p.message);
                 }
             }
         }
     }
     let secs = t0.elapsed().as_secs_f64();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"summary": true, "slices": reports.len(), "failed": bad, "positions": positions, "seconds": secs})
         );
     } else {
-        println!(
+        outln!(
             "{} slices, {} positions checked in {:.1} s: {}",
             reports.len(),
             positions,
@@ -793,7 +824,7 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             Err(e) => {
                 bad += 1;
                 if json {
-                    println!(
+                    outln!(
                         "{}",
                         json!({"file": p.file_name().map(|n| n.to_string_lossy()), "error": e.to_string()})
                     );
@@ -820,14 +851,14 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         let m = Material::new(h.material[0], h.material[1], h.material[2], h.material[3]);
         let bits = bits_per_position(t.compressed_len(), positions);
         if json {
-            println!(
+            outln!(
                 "{}",
                 json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
                        "kind": h.kind.extension(), "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
                        "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits})
             );
         } else {
-            println!(
+            outln!(
                 "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos",
                 p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
                 m, h.kind.extension(), positions, c[0], c[1], c[2], h.max_plies, t.compressed_len(), bits
@@ -835,7 +866,7 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         }
     }
     if !json {
-        println!(
+        outln!(
             "total: WLD {} positions {} bytes ({:.4} bits/pos); DTW {} positions {} bytes ({:.4} bits/pos)",
             total[0], bytes[0], bits_per_position(bytes[0], total[0]),
             total[1], bytes[1], bits_per_position(bytes[1], total[1])
@@ -871,13 +902,13 @@ fn perft_cmd(
     let nodes = perft(&rules, &pos, depth, c);
     let secs = t0.elapsed().as_secs_f64();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"variant": rules.name, "fen": fen::write_for(&pos, &rules), "depth": depth,
                    "counting": format!("{counting:?}").to_lowercase(), "nodes": nodes, "seconds": secs})
         );
     } else {
-        println!("{nodes}");
+        outln!("{nodes}");
         eprintln!(
             "perft {} depth {depth} ({:?}): {nodes} nodes in {secs:.2} s",
             fen::write_for(&pos, &rules),

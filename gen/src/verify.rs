@@ -38,6 +38,8 @@ pub struct Problem {
 pub struct SliceReport {
     pub material: Material,
     pub positions: u64,
+    /// Checked on outcomes only (the slice has no DTW file).
+    pub outcomes_only: bool,
     pub problems: Vec<Problem>,
 }
 
@@ -120,6 +122,7 @@ fn verify_slice(
         return SliceReport {
             material: m,
             positions: 0,
+            outcomes_only: wld_only,
             problems,
         };
     };
@@ -129,6 +132,8 @@ fn verify_slice(
         .collect();
     let found = Mutex::new(Vec::new());
     let bad = AtomicU64::new(0);
+    let unreadable = AtomicU64::new(0);
+    let first_unreadable: Mutex<Option<String>> = Mutex::new(None);
     const CHUNK: u64 = 1 << 12;
     let total = n * sides.len() as u64;
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
@@ -182,6 +187,14 @@ fn verify_slice(
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
             let stored_wld = wld.value(side.index(), i).map_err(|e| e.to_string());
+            if let Err(e) = &expected {
+                // A successor could not be read (a bad file of another slice): one report
+                // for the slice, not one per position.
+                if unreadable.fetch_add(1, Relaxed) == 0 {
+                    *first_unreadable.lock().expect("no panics while held") = Some(e.clone());
+                }
+                continue;
+            }
             let msg = match (expected, stored, stored_wld) {
                 (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Some(e),
                 (Ok(e), Ok(s), Ok(w)) => {
@@ -215,6 +228,17 @@ fn verify_slice(
         }
         progress(hi - lo);
     });
+    let skipped = unreadable.load(Relaxed);
+    if skipped > 0 {
+        let e = first_unreadable
+            .into_inner()
+            .expect("no panics while held")
+            .unwrap_or_default();
+        problems.push(Problem {
+            what: format!("slice {m}"),
+            message: format!("{skipped} positions not checked: a successor could not be read: {e}"),
+        });
+    }
     let mut found = found.into_inner().expect("no panics while held");
     found.sort_by(|a, b| a.what.cmp(&b.what));
     let extra = bad.load(Relaxed).saturating_sub(found.len() as u64);
@@ -228,6 +252,7 @@ fn verify_slice(
     SliceReport {
         material: m,
         positions: total,
+        outcomes_only: wld_only,
         problems,
     }
 }

@@ -330,3 +330,34 @@ fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One unreadable file is reported once for its slice and once for each slice that needs it
+/// ("positions not checked"), not as thousands of mismatches.
+#[test]
+fn verify_reports_an_unreadable_file_once_per_slice() {
+    let good = tables();
+    let bad = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(good).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            std::fs::copy(&p, bad.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let cut = bad.path().join("english-0211.dtw");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&cut)
+        .unwrap()
+        .set_len(100)
+        .unwrap();
+    let out = dtb(&["verify", "--dir", bad.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("slice 0211: FAILED"), "{text}");
+    assert!(
+        text.contains("positions not checked: a successor could not be read"),
+        "{text}"
+    );
+    assert!(!text.contains("mismatching"), "{text}");
+    assert!(text.lines().count() < 30, "{text}");
+}

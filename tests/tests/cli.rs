@@ -696,3 +696,35 @@ fn batch_survives_a_bad_line_and_skips_comments() {
     assert_eq!(lines[2]["fen"], "B:WK32:BK26");
     assert_eq!(lines[2]["wld"], "draw");
 }
+
+/// A reader that stops early (`dtb perft ... | head -1`) closes the pipe: the command ends
+/// with one error line and status 2, never a panic.
+#[test]
+fn closed_standard_output_is_one_error_line_not_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    for args in [vec!["perft", "--depth", "8"], vec!["variants"]] {
+        let mut child = std::process::Command::new(dtb_binary())
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.contains("writing to standard output"),
+            "{args:?}: {err}"
+        );
+    }
+}
