@@ -6,6 +6,8 @@
 //! `cargo run --release -p dtb-gen --example compress_lab -- 5 [zstd-level] [prev,major,...]`
 //! (strategies: prev, next, major, bmajor, threat, true)
 
+#![allow(clippy::needless_range_loop)] // index loops over parallel arrays read clearer here
+
 use dtb_gen::solve::{solve_slice, SolvedSlice};
 use dtb_gen::store::Store;
 use dtb_probe::format::{pack_values, WLD_DRAW, WLD_LOSS, WLD_WIN};

@@ -652,11 +652,14 @@ fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
 }
 
 /// Solve one men group; `solved` holds the final values of every group of higher potential.
+/// (Eight arguments: the slice's fixed context and the worker's buffers, passed separately so
+/// the hot loop sees plain references.)
 ///
 /// A position without a capture is classified without a move list: its king moves stay in
 /// the group (counted), its man moves lead to solved groups or, crowning, to other slices.
 /// Capture positions go through the general move generator. Predecessors are king unmoves
 /// of the side that just moved, ranked among the group's empty squares.
+#[allow(clippy::too_many_arguments)]
 fn solve_group<S>(
     rules: &Rules,
     src: &S,
@@ -791,15 +794,14 @@ where
         if level >= AUX_LEVEL as usize {
             return Err(SolveError::TooDeep(material));
         }
-        if level < cands.len() {
-            for i in 0..cands[level].len() {
-                let l = cands[level][i];
+        if let Some(list) = cands.get_mut(level) {
+            for &l in list.iter() {
                 if cells[l as usize].val == OPEN {
                     cells[l as usize].val = level_code(level);
                     put(frontier, level, l);
                 }
             }
-            cands[level].clear();
+            list.clear();
         }
         current.clear();
         if let Some(f) = frontier.get_mut(level) {
