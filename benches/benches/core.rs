@@ -306,15 +306,34 @@ fn bench_probe(c: &mut Criterion) {
             }
             wins
         };
-        g.bench_function(format!("{name}/1"), |b| b.iter(|| work(PASSES)));
-        g.bench_function(format!("{name}/2"), |b| {
-            b.iter(|| {
-                std::thread::scope(|s| {
-                    let a = s.spawn(|| work(PASSES / 2));
-                    let b = work(PASSES / 2);
-                    a.join().expect("probe thread") + b
-                })
+        // Each measurement runs its `iters` batches on threads started once for it, so
+        // thread start-up and the per-thread block slots filling up are paid once per
+        // measurement, not once per batch (which made two threads look barely faster).
+        let timed = |threads: usize, iters: u64| {
+            std::thread::scope(|s| {
+                let start = std::time::Instant::now();
+                let handles: Vec<_> = (0..threads)
+                    .map(|_| {
+                        s.spawn(|| {
+                            let mut wins = 0u32;
+                            for _ in 0..iters {
+                                wins = wins.wrapping_add(work(PASSES / threads));
+                            }
+                            black_box(wins)
+                        })
+                    })
+                    .collect();
+                for h in handles {
+                    h.join().expect("probe thread");
+                }
+                start.elapsed()
             })
+        };
+        g.bench_function(format!("{name}/1"), |b| {
+            b.iter_custom(|iters| timed(1, iters))
+        });
+        g.bench_function(format!("{name}/2"), |b| {
+            b.iter_custom(|iters| timed(2, iters))
         });
     }
     g.finish();
