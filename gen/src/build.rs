@@ -418,30 +418,24 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         };
         let dtw_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
-        let wld_bytes = if plan.wld_only {
-            to_wld_codes(&mut c0, &cap0);
-            to_wld_codes(&mut c1, &cap1);
-            write_table(
-                &plan.path(m, ValueKind::Wld),
-                &TableData {
-                    header: wld_header,
-                    sides: sides_of(symmetric, &c0, &c1),
-                },
-                plan.zstd_level,
-            )?
-        } else {
-            let (mut w0, mut w1) = (c0.clone(), c1.clone());
-            to_wld_codes(&mut w0, &cap0);
-            to_wld_codes(&mut w1, &cap1);
-            write_table(
-                &plan.path(m, ValueKind::Wld),
-                &TableData {
-                    header: wld_header,
-                    sides: sides_of(symmetric, &w0, &w1),
-                },
-                plan.zstd_level,
-            )?
+        // WLD codes: in place in a WLD-only build (the codes are not needed as DTW again),
+        // on a copy otherwise (the store keeps the DTW codes).
+        let mut copy = (!plan.wld_only).then(|| (c0.clone(), c1.clone()));
+        let (w0, w1) = match &mut copy {
+            Some((a, b)) => (a, b),
+            None => (&mut c0, &mut c1),
         };
+        to_wld_codes(w0, &cap0);
+        to_wld_codes(w1, &cap1);
+        let wld_bytes = write_table(
+            &plan.path(m, ValueKind::Wld),
+            &TableData {
+                header: wld_header,
+                sides: sides_of(symmetric, w0, w1),
+            },
+            plan.zstd_level,
+        )?;
+        drop(copy);
         let counts = if symmetric {
             c[0]
         } else {

@@ -29,6 +29,18 @@ fn tables() -> &'static Path {
     .as_path()
 }
 
+/// A temporary copy of the table files of `dir` (not its lock or temporary files).
+fn copy_of(dir: &Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            std::fs::copy(&p, copy.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    copy
+}
+
 fn read_all(path: &Path) -> (dtb_probe::format::Header, Vec<Vec<u16>>) {
     let t = TableFile::open(path, std::sync::Arc::new(BlockCache::new(1 << 20))).unwrap();
     let h = t.header().clone();
@@ -151,13 +163,7 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
     );
 
     // Copy, then rewrite one DTW file with one non-capture value changed (checksums valid).
-    let bad = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(good).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
-            std::fs::copy(&p, bad.path().join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    let bad = copy_of(good);
     let path = bad.path().join("english-1111.dtw");
     let (h, mut sides) = read_all(&path);
     // Index 1000 of White to move: find a non-capture position near it and change its value.
@@ -336,13 +342,7 @@ fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
 #[test]
 fn verify_reports_an_unreadable_file_once_per_slice() {
     let good = tables();
-    let bad = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(good).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
-            std::fs::copy(&p, bad.path().join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    let bad = copy_of(good);
     let cut = bad.path().join("english-0211.dtw");
     std::fs::OpenOptions::new()
         .write(true)
