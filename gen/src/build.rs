@@ -215,6 +215,7 @@ fn finished(plan: &Plan, m: Material) -> bool {
             && h.rules_code == plan.rules.encode()
             && h.material == [m.white_men, m.white_kings, m.black_men, m.black_kings]
             && h.kind == kind
+            && h.positions_per_side == SliceIndex::new(m, plan.rules.geometry()).size()
             && t.verify_payload().is_ok()
     })
 }
@@ -374,7 +375,14 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         } else {
             GROUPED_BYTES_PER_POSITION
         };
-        let needed = 2 * size * per_position;
+        // Working memory, plus what the store keeps of the slice afterwards (2 bytes a
+        // position, or a quarter byte in a WLD-only build).
+        let kept = if plan.wld_only {
+            2 * size / 4
+        } else {
+            2 * size * 2
+        };
+        let needed = 2 * size * per_position + kept;
         if let Some(avail) = available_memory() {
             if needed > avail {
                 return Err(BuildError::Memory {

@@ -361,3 +361,35 @@ fn verify_reports_an_unreadable_file_once_per_slice() {
     assert!(!text.contains("mismatching"), "{text}");
     assert!(text.lines().count() < 30, "{text}");
 }
+
+/// A finished-looking file whose checksums hold but whose size is not the slice's (a file of
+/// another build, or a crafted one) is not taken as finished: the build solves that slice
+/// again instead of loading short values.
+#[test]
+fn a_table_of_the_wrong_size_is_rebuilt_not_loaded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).unwrap();
+    plan.wld_only = true;
+    build::run(&plan, &Quiet).unwrap();
+    let path = dir.path().join("english-1011.wld");
+    let original = std::fs::read(&path).unwrap();
+    let (mut h, mut sides) = read_all(&path);
+    h.positions_per_side -= 1;
+    for s in &mut sides {
+        s.pop();
+    }
+    let data = TableData {
+        header: h,
+        sides: sides.iter().map(|v| v.as_slice()).collect(),
+    };
+    write_table(&path, &data, 3).unwrap();
+    let stats = build::run(&plan, &Quiet).unwrap();
+    let again: Vec<_> = stats
+        .iter()
+        .filter(|s| !s.skipped)
+        .map(|s| s.material)
+        .collect();
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].to_string(), "1011");
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+}
