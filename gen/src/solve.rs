@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
 
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::material::Material;
-use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, Counting};
+use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::value::{self, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
@@ -642,6 +642,7 @@ struct Scratch {
     frontier: Vec<Vec<u32>>,
     cands: Vec<Vec<u32>>,
     moves: Vec<dtb_probe::movegen::Move>,
+    after: Vec<Position>,
 }
 
 fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
@@ -697,6 +698,7 @@ where
         frontier,
         cands,
         moves,
+        after,
     } = sc;
     let dec = ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
@@ -710,7 +712,18 @@ where
         for side in [Color::White, Color::Black] {
             let l = li + side.index() * kk;
             let pos = dec.with_kings(wk, bk, side);
-            let start = if has_capture(rules, &pos) {
+            let has_capture = has_capture(rules, &pos);
+            let start = if has_capture
+                && rules.capture_compulsory
+                && single_jumps(rules, &pos, after)
+            {
+                // Single jumps only: every one leaves the slice, and there is at least one.
+                let mut exits = Exits::default();
+                for succ in after.iter() {
+                    exits.add(value::resolve(rules, src, succ).map_err(SolveError::Lookup)?);
+                }
+                exits.finish(true)
+            } else if has_capture {
                 legal_moves(rules, &pos, Counting::Unique, moves);
                 classify(rules, &pos, moves, |succ| {
                     if succ.material() != material {

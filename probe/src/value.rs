@@ -5,7 +5,7 @@
 //! number a loss, `0` plies a side that has already lost. WLD tables are read into the same
 //! code with a nominal distance (win = 1 ply, loss = 0 plies), which keeps only the outcome.
 
-use crate::movegen::{has_capture, has_quiet_move, legal_moves, Counting, Move};
+use crate::movegen::{has_capture, has_quiet_move, legal_moves, single_jumps, Counting, Move};
 use crate::position::Position;
 use crate::rules::{BlockedOutcome, Color, Rules};
 
@@ -137,6 +137,20 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
             });
         }
         return src.stored(&normalize(rules, pos));
+    }
+    if rules.capture_compulsory {
+        // Here the side to move has a capture. Most are single jumps: no move list needed.
+        let mut after = Vec::with_capacity(8);
+        if single_jumps(rules, pos, &mut after) {
+            let mut best: Option<u16> = None;
+            for succ in &after {
+                let v = parent_code(resolve(rules, src, succ)?);
+                if best.is_none_or(|b| goodness(v) > goodness(b)) {
+                    best = Some(v);
+                }
+            }
+            return Ok(best.unwrap_or(LOST));
+        }
     }
     let mut moves = Vec::new();
     legal_moves(rules, pos, Counting::Unique, &mut moves);

@@ -1,0 +1,68 @@
+//! Solver experiments (docs/PERFORMANCE.md, "The solver"): loads the WLD tables of every
+//! slice with fewer pieces than the largest slice asked for from DIR, then solves the named
+//! English slices one by one and prints, per slice, the solve time, positions per second per
+//! core and a checksum of the values and capture flags (to show a change to the solver keeps
+//! its output identical).
+//!
+//! `cargo run --release -p dtb-gen --example solve_lab -- DIR 1221 0304 ...`
+//! (threads: `RAYON_NUM_THREADS`)
+
+use std::hash::{Hash, Hasher};
+use std::time::Instant;
+
+use dtb_gen::solve::solve_slice;
+use dtb_gen::store::Store;
+use dtb_probe::material::Material;
+use dtb_probe::Rules;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((dir, names)) = args.split_first() else {
+        eprintln!("usage: solve_lab DIR SLICE...");
+        std::process::exit(2);
+    };
+    let targets: Vec<Material> = names
+        .iter()
+        .map(|s| Material::parse(s).unwrap_or_else(|| panic!("bad slice {s}")))
+        .collect();
+    let max = targets.iter().map(|m| m.pieces()).max().unwrap_or(0);
+    let rules = Rules::ENGLISH;
+    let mut store = Store::new(rules);
+    let t = Instant::now();
+    // Every slice solved before the last target in the build order, targets excepted.
+    let order = Material::solve_order(max, rules.max_pieces_per_side());
+    let last = order
+        .iter()
+        .rposition(|m| targets.contains(m))
+        .expect("targets are canonical slices");
+    for &m in &order[..last] {
+        if targets.contains(&m) {
+            continue;
+        }
+        let path = std::path::Path::new(dir).join(format!("english-{m}.wld"));
+        store.load_wld_file(m, &path).expect("load");
+    }
+    eprintln!(
+        "loaded {} slices in {:.1} s ({} MB)",
+        last,
+        t.elapsed().as_secs_f64(),
+        store.bytes() >> 20
+    );
+    let threads = rayon::current_num_threads() as f64;
+    for m in targets {
+        let t = Instant::now();
+        let s = solve_slice(&rules, &store, m, &|_| {}).expect("solve");
+        let secs = t.elapsed().as_secs_f64();
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        s.values.hash(&mut h);
+        s.capture.hash(&mut h);
+        println!(
+            "{m} {} positions {:.2} s {:.2} M/s/core checksum {:016x} max {}",
+            2 * s.size,
+            secs,
+            2.0 * s.size as f64 / secs / threads / 1e6,
+            h.finish(),
+            s.max_plies
+        );
+    }
+}
