@@ -15,7 +15,8 @@
 //! Each cell is written through atomics; levels are separated by rayon joins, so the values
 //! are the same for any number of threads.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::material::Material;
@@ -455,12 +456,8 @@ where
     })
 }
 
-/// Solved values of one men group: both sides' codes (`2 * K`, White's first), capture flags,
-/// counts and the longest distance.
+/// What one men group adds to the slice's figures (its values are written in place).
 struct GroupResult {
-    group: u64,
-    codes: Vec<u16>,
-    capture: Vec<bool>,
     counts: [[u64; 3]; 2],
     max_plies: u16,
     levels: usize,
@@ -519,35 +516,34 @@ where
         by_potential[p].push(grp);
     }
     let steps = Steps::new(rules);
-    let mut values = [vec![DRAW; n as usize], vec![DRAW; n as usize]];
-    let mut capture = [
-        vec![0u64; n.div_ceil(64) as usize],
-        vec![0u64; n.div_ceil(64) as usize],
-    ];
+    // Each group writes its own index range; groups of one potential run in parallel and
+    // read only groups of higher potential, finished in an earlier round (the rounds are
+    // separated by rayon's joins). Relaxed atomics are plain loads and stores on x86-64.
+    let slice = Shared {
+        values: [atomic_codes(n), atomic_codes(n)],
+        capture: [atomic_bits(n), atomic_bits(n)],
+    };
+    // One set of buffers per worker thread, kept from group to group (a new set per rayon
+    // job would allocate and fault in every large group's arrays again).
+    let pool: Vec<Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| Mutex::new(Scratch::default()))
+        .collect();
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
     let mut levels = 0usize;
     for level_groups in by_potential.iter().rev() {
-        let solved = &values;
         let results: Result<Vec<GroupResult>, SolveError<S::Error>> = level_groups
             .par_iter()
-            .map_init(Scratch::default, |sc, &grp| {
-                let r = solve_group(rules, src, material, &ix, &steps, grp, solved, sc);
+            .map(|&grp| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+                let mut sc = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
+                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, &mut sc);
                 progress(4 * k);
                 r
             })
             .collect();
         for r in results? {
-            let base = (r.group * k) as usize;
-            let kk = k as usize;
             for side in 0..2 {
-                values[side][base..base + kk].copy_from_slice(&r.codes[side * kk..(side + 1) * kk]);
-                for i in 0..kk {
-                    if r.capture[side * kk + i] {
-                        let at = base + i;
-                        capture[side][at / 64] |= 1 << (at % 64);
-                    }
-                }
                 for c in 0..3 {
                     counts[side][c] += r.counts[side][c];
                 }
@@ -556,6 +552,10 @@ where
             levels = levels.max(r.levels);
         }
     }
+    let Shared { values, capture } = slice;
+    // In place: a vector of atomics collects into plain values without a copy.
+    let values = values.map(|v| v.into_iter().map(AtomicU16::into_inner).collect());
+    let capture = capture.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
     Ok(SolvedSlice {
         material,
         size: n,
@@ -565,6 +565,20 @@ where
         max_plies,
         levels,
     })
+}
+
+/// The values and capture flags of the slice being solved, shared by the group workers.
+struct Shared {
+    values: [Vec<AtomicU16>; 2],
+    capture: [Vec<AtomicU64>; 2],
+}
+
+fn atomic_codes(n: u64) -> Vec<AtomicU16> {
+    (0..n).map(|_| AtomicU16::new(DRAW)).collect()
+}
+
+fn atomic_bits(n: u64) -> Vec<AtomicU64> {
+    (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
 /// Quiet-move targets by square, for the solver's fast path (positions without a capture).
@@ -652,7 +666,8 @@ fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
     lists[level].push(l);
 }
 
-/// Solve one men group; `solved` holds the final values of every group of higher potential.
+/// Solve one men group and write its values and capture flags into `slice`, which holds the
+/// final values of every group of higher potential.
 /// (Eight arguments: the slice's fixed context and the worker's buffers, passed separately so
 /// the hot loop sees plain references.)
 ///
@@ -668,7 +683,7 @@ fn solve_group<S>(
     ix: &SliceIndex,
     steps: &Steps,
     grp: u64,
-    solved: &[Vec<u16>; 2],
+    slice: &Shared,
     sc: &mut Scratch,
 ) -> Result<GroupResult, SolveError<S::Error>>
 where
@@ -678,7 +693,6 @@ where
     const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
-    let mut capture = vec![false; total];
     sc.cells.clear();
     sc.cells.resize(
         total,
@@ -732,7 +746,8 @@ where
                         Ok(None) // a king move: same men, same group
                     } else {
                         Ok(Some(
-                            solved[succ.side_to_move().index()][ix.index(succ) as usize],
+                            slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
+                                .load(Relaxed),
                         ))
                     }
                 })
@@ -762,7 +777,8 @@ where
                         let c = if succ.kings() != pos.kings() {
                             value::resolve(rules, src, &succ).map_err(SolveError::Lookup)?
                         } else {
-                            solved[succ.side_to_move().index()][ix.index(&succ) as usize]
+                            slice.values[succ.side_to_move().index()][ix.index(&succ) as usize]
+                                .load(Relaxed)
                         };
                         exits.add(c);
                     }
@@ -779,7 +795,9 @@ where
             match start {
                 Start::Known { code, capture: c } => {
                     cells[l].val = code;
-                    capture[l] = c;
+                    if c {
+                        cells[l].aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
+                    }
                     if code != DRAW {
                         put(frontier, (code - 1) as usize, l as u32);
                     }
@@ -877,24 +895,42 @@ where
 
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
-    let mut val: Vec<u16> = cells.iter().map(|c| c.val).collect();
-    for (l, v) in val.iter_mut().enumerate() {
-        if *v == OPEN {
-            *v = DRAW;
+    let base = (grp * kk as u64) as usize;
+    for (side, part) in cells.chunks(kk).enumerate() {
+        let values = &slice.values[side][base..base + kk];
+        let capture = &slice.capture[side];
+        // Capture flags are gathered a word at a time; a word at either end of the range
+        // may be shared with the next group, hence `fetch_or`.
+        let mut word = 0u64;
+        let mut at = base / 64;
+        for (i, cell) in part.iter().enumerate() {
+            let v = if cell.val == OPEN { DRAW } else { cell.val };
+            if v != DRAW {
+                max_plies = max_plies.max(v - 1);
+            }
+            counts[side][match wld_of(v) {
+                Wld::Win => 0,
+                Wld::Loss => 1,
+                Wld::Draw => 2,
+            }] += 1;
+            values[i].store(v, Relaxed);
+            let pos = base + i;
+            if pos / 64 != at {
+                if word != 0 {
+                    capture[at].fetch_or(word, Relaxed);
+                }
+                word = 0;
+                at = pos / 64;
+            }
+            if cell.aux & AUX_CAPTURE != 0 && cell.val != OPEN {
+                word |= 1 << (pos % 64);
+            }
         }
-        if *v != DRAW {
-            max_plies = max_plies.max(*v - 1);
+        if word != 0 {
+            capture[at].fetch_or(word, Relaxed);
         }
-        counts[l / kk][match wld_of(*v) {
-            Wld::Win => 0,
-            Wld::Loss => 1,
-            Wld::Draw => 2,
-        }] += 1;
     }
     Ok(GroupResult {
-        group: grp,
-        codes: val,
-        capture,
         counts,
         max_plies,
         levels,
