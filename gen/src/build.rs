@@ -248,8 +248,10 @@ fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
 /// block (English 2-5: 3.7% fewer bytes than repeating the previous value, the choice kept
 /// for DTW files; `examples/compress_lab.rs`).
 fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
+    use rayon::prelude::*;
     let block = WLD_BLOCK_LEN as usize;
-    for (b, chunk) in codes.chunks_mut(block).enumerate() {
+    // Blocks are independent: converted on all worker threads.
+    codes.par_chunks_mut(block).enumerate().for_each(|(b, chunk)| {
         let is_capture = |j: usize| {
             let i = b * block + j;
             capture[i / 64] >> (i % 64) & 1 != 0
@@ -277,7 +279,7 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
                 *c = common as u16;
             }
         }
-    }
+    });
 }
 
 /// The stored sides of a slice: White to move only for a colour-symmetric one.
@@ -407,7 +409,13 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         let max_plies = solved.max_plies;
         // From here on the slice's values are converted in place (stored codes, then WLD
         // codes in a WLD-only build): the largest 7-piece slice holds 1.4 G positions a side.
-        let ([mut c0, mut c1], [cap0, cap1]) = solved.into_stored_codes();
+        // WLD codes fill capture positions by their block's majority, so the DTW fill
+        // (repeat the previous value) is only needed when DTW files are written.
+        let ([mut c0, mut c1], [cap0, cap1]) = if plan.wld_only {
+            (solved.values, solved.capture)
+        } else {
+            solved.into_stored_codes()
+        };
         if symmetric {
             c1 = Vec::new();
         }

@@ -23,14 +23,20 @@ pub enum Codes {
 impl Codes {
     /// Pack WLD file values (`WLD_WIN`, `WLD_LOSS`, `WLD_DRAW`) as they are.
     pub fn pack_wld(values: &[u16]) -> Codes {
-        Codes::pack(values.iter().copied())
+        Codes::pack(values)
     }
 
-    fn pack(values: impl ExactSizeIterator<Item = u16>) -> Codes {
-        let mut words = vec![0u64; values.len().div_ceil(32)];
-        for (i, w) in values.enumerate() {
-            words[i / 32] |= (w as u64 & 3) << (2 * (i % 32));
-        }
+    fn pack(values: &[u16]) -> Codes {
+        use rayon::prelude::*;
+        let words = values
+            .par_chunks(32)
+            .map(|chunk| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |w, (j, &v)| w | (v as u64 & 3) << (2 * j))
+            })
+            .collect();
         Codes::Wld(words)
     }
 

@@ -223,20 +223,35 @@ fn verify_written(tmp: &Path, header: &Header, data: &TableData) -> Result<(), T
         )));
     }
     table.verify_payload()?;
-    let mut block = 0u32;
-    for side in &data.sides {
-        for chunk in side.chunks(header.block_len as usize) {
-            let expected = pack_values(header.value_width, chunk).map_err(format)?;
-            let got = table.read_block(block)?;
-            if got[..] != expected[..] {
-                return Err(format(FormatError::Invalid(format!(
-                    "block {block} read back differs from the values written"
-                ))));
-            }
-            block += 1;
-        }
+    use rayon::prelude::*;
+    let chunks: Vec<&[u16]> = data
+        .sides
+        .iter()
+        .flat_map(|side| side.chunks(header.block_len as usize))
+        .collect();
+    // Blocks are checked on all worker threads; the first bad one (in file order) is named.
+    let bad: Vec<Option<TableError>> = chunks
+        .par_iter()
+        .enumerate()
+        .map(|(i, chunk)| {
+            let block = i as u32;
+            let check = || -> Result<(), TableError> {
+                let expected = pack_values(header.value_width, chunk).map_err(format)?;
+                let got = table.read_block(block)?;
+                if got[..] != expected[..] {
+                    return Err(format(FormatError::Invalid(format!(
+                        "block {block} read back differs from the values written"
+                    ))));
+                }
+                Ok(())
+            };
+            check().err()
+        })
+        .collect();
+    match bad.into_iter().flatten().next() {
+        Some(e) => Err(e),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Makes a rename in `dir` durable (Unix: fsync the directory; elsewhere nothing to do).
