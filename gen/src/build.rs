@@ -251,35 +251,38 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
     use rayon::prelude::*;
     let block = WLD_BLOCK_LEN as usize;
     // Blocks are independent: converted on all worker threads.
-    codes.par_chunks_mut(block).enumerate().for_each(|(b, chunk)| {
-        let is_capture = |j: usize| {
-            let i = b * block + j;
-            capture[i / 64] >> (i % 64) & 1 != 0
-        };
-        let mut count = [0u32; 3];
-        for (j, c) in chunk.iter_mut().enumerate() {
-            *c = match wld_of(*c) {
-                Wld::Win => WLD_WIN,
-                Wld::Loss => WLD_LOSS,
-                Wld::Draw => WLD_DRAW,
+    codes
+        .par_chunks_mut(block)
+        .enumerate()
+        .for_each(|(b, chunk)| {
+            let is_capture = |j: usize| {
+                let i = b * block + j;
+                capture[i / 64] >> (i % 64) & 1 != 0
             };
-            if !is_capture(j) {
-                count[*c as usize] += 1;
+            let mut count = [0u32; 3];
+            for (j, c) in chunk.iter_mut().enumerate() {
+                *c = match wld_of(*c) {
+                    Wld::Win => WLD_WIN,
+                    Wld::Loss => WLD_LOSS,
+                    Wld::Draw => WLD_DRAW,
+                };
+                if !is_capture(j) {
+                    count[*c as usize] += 1;
+                }
             }
-        }
-        // Ties go to the lower code (draw, then win, then loss).
-        let mut common = 0;
-        for k in 1..3 {
-            if count[k] > count[common] {
-                common = k;
+            // Ties go to the lower code (draw, then win, then loss).
+            let mut common = 0;
+            for k in 1..3 {
+                if count[k] > count[common] {
+                    common = k;
+                }
             }
-        }
-        for (j, c) in chunk.iter_mut().enumerate() {
-            if is_capture(j) {
-                *c = common as u16;
+            for (j, c) in chunk.iter_mut().enumerate() {
+                if is_capture(j) {
+                    *c = common as u16;
+                }
             }
-        }
-    });
+        });
 }
 
 /// The stored sides of a slice: White to move only for a colour-symmetric one.

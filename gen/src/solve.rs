@@ -657,6 +657,16 @@ struct Scratch {
     cands: Vec<Vec<u32>>,
     moves: Vec<dtb_probe::movegen::Move>,
     after: Vec<Position>,
+    man_moves: Vec<ManMove>,
+}
+
+/// A man move of a group that does not crown: from, to, and the group it leads to (its
+/// first index and its kings decoder).
+struct ManMove {
+    from: u8,
+    to: u8,
+    start: u64,
+    dec: dtb_probe::index::GroupDecoder,
 }
 
 fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
@@ -713,11 +723,42 @@ where
         cands,
         moves,
         after,
+        man_moves,
     } = sc;
     let dec = ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
     let group_men = wmen | bmen;
     let g = rules.geometry();
+
+    // Where each man move that does not crown leads: another men group, the kings
+    // unchanged, so a successor's index is that group's start plus its kings' rank there.
+    man_moves.clear();
+    for side in [Color::White, Color::Black] {
+        let (mut men, crown_row) = match side {
+            Color::White => (wmen, g.top_row),
+            Color::Black => (bmen, g.bottom_row),
+        };
+        while men != 0 {
+            let sq = men.trailing_zeros() as u8;
+            men &= men - 1;
+            let mut to = steps.fwd[side.index()][sq as usize] & !group_men & !crown_row;
+            while to != 0 {
+                let t = to.trailing_zeros() as u8;
+                to &= to - 1;
+                let moved = (1u64 << sq) | (1u64 << t);
+                let (w2, b2) = match side {
+                    Color::White => (wmen ^ moved, bmen),
+                    Color::Black => (wmen, bmen ^ moved),
+                };
+                man_moves.push(ManMove {
+                    from: sq,
+                    to: t,
+                    start: ix.group_of(w2, b2) * kk as u64,
+                    dec: ix.decoder_of_men((w2, b2)),
+                });
+            }
+        }
+    }
 
     // Initialise.
     for li in 0..kk {
@@ -727,71 +768,70 @@ where
             let l = li + side.index() * kk;
             let pos = dec.with_kings(wk, bk, side);
             let has_capture = has_capture(rules, &pos);
-            let start = if has_capture
-                && rules.capture_compulsory
-                && single_jumps(rules, &pos, after)
-            {
-                // Single jumps only: every one leaves the slice, and there is at least one.
-                let mut exits = Exits::default();
-                for succ in after.iter() {
-                    exits.add(value::resolve(rules, src, succ).map_err(SolveError::Lookup)?);
-                }
-                exits.finish(true)
-            } else if has_capture {
-                legal_moves(rules, &pos, Counting::Unique, moves);
-                classify(rules, &pos, moves, |succ| {
-                    if succ.material() != material {
-                        value::resolve(rules, src, succ).map(Some)
-                    } else if succ.occupied() & !succ.kings() == group_men {
-                        Ok(None) // a king move: same men, same group
-                    } else {
-                        Ok(Some(
-                            slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
-                                .load(Relaxed),
-                        ))
+            let start =
+                if has_capture && rules.capture_compulsory && single_jumps(rules, &pos, after) {
+                    // Single jumps only: every one leaves the slice, and there is at least one.
+                    let mut exits = Exits::default();
+                    for succ in after.iter() {
+                        exits.add(value::resolve(rules, src, succ).map_err(SolveError::Lookup)?);
                     }
-                })
-                .map_err(SolveError::Lookup)?
-            } else {
-                let occ = pos.occupied();
-                let own = pos.pieces(side);
-                let mut exits = Exits::default();
-                let mut any = false;
-                let mut ks = own & pos.kings();
-                while ks != 0 {
-                    let sq = ks.trailing_zeros() as u8;
-                    ks &= ks - 1;
-                    exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
-                }
-                any |= exits.inside != 0;
-                let mut men = own & !pos.kings();
-                while men != 0 {
-                    let sq = men.trailing_zeros() as u8;
-                    men &= men - 1;
-                    let mut to = steps.fwd[side.index()][sq as usize] & !occ;
-                    while to != 0 {
-                        let t = to.trailing_zeros() as u8;
-                        to &= to - 1;
-                        any = true;
-                        let succ = pos.after_quiet_move(g, sq, t);
-                        let c = if succ.kings() != pos.kings() {
-                            value::resolve(rules, src, &succ).map_err(SolveError::Lookup)?
+                    exits.finish(true)
+                } else if has_capture {
+                    legal_moves(rules, &pos, Counting::Unique, moves);
+                    classify(rules, &pos, moves, |succ| {
+                        if succ.material() != material {
+                            value::resolve(rules, src, succ).map(Some)
+                        } else if succ.occupied() & !succ.kings() == group_men {
+                            Ok(None) // a king move: same men, same group
                         } else {
-                            slice.values[succ.side_to_move().index()][ix.index(&succ) as usize]
-                                .load(Relaxed)
-                        };
-                        exits.add(c);
-                    }
-                }
-                if any {
-                    exits.finish(false)
+                            Ok(Some(
+                                slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
+                                    .load(Relaxed),
+                            ))
+                        }
+                    })
+                    .map_err(SolveError::Lookup)?
                 } else {
-                    Start::Known {
-                        code: blocked_code(rules),
-                        capture: false,
+                    let occ = pos.occupied();
+                    let own = pos.pieces(side);
+                    let mut exits = Exits::default();
+                    let mut any = false;
+                    let mut ks = own & pos.kings();
+                    while ks != 0 {
+                        let sq = ks.trailing_zeros() as u8;
+                        ks &= ks - 1;
+                        exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
                     }
-                }
-            };
+                    any |= exits.inside != 0;
+                    let mut men = own & !pos.kings();
+                    while men != 0 {
+                        let sq = men.trailing_zeros() as u8;
+                        men &= men - 1;
+                        let mut to = steps.fwd[side.index()][sq as usize] & !occ;
+                        while to != 0 {
+                            let t = to.trailing_zeros() as u8;
+                            to &= to - 1;
+                            any = true;
+                            let c = match man_moves.iter().find(|m| m.from == sq && m.to == t) {
+                                Some(m) => slice.values[side.opponent().index()]
+                                    [(m.start + m.dec.kings_rank(wk, bk)) as usize]
+                                    .load(Relaxed),
+                                // A crowning: the successor lies in another slice.
+                                None => value::resolve(rules, src, &pos.after_quiet_move(g, sq, t))
+                                    .map_err(SolveError::Lookup)?,
+                            };
+                            exits.add(c);
+                        }
+                    }
+                    if any {
+                        exits.finish(false)
+                    } else {
+                        Start::Known {
+                            code: blocked_code(rules),
+                            capture: false,
+                        }
+                    }
+                };
             match start {
                 Start::Known { code, capture: c } => {
                     cells[l].val = code;

@@ -292,9 +292,30 @@ impl SliceIndex {
         let wk = pos.white() & kings;
         let bk = pos.black() & kings;
         let m = &self.material;
+        let empty = self.g.all & !(wmen | bmen);
+        let wk_rank = rank_in(wk, empty);
+        let bk_rank = rank_in(bk, empty & !wk);
+        let bk_n = binom(
+            self.free_after_men - m.white_kings as u32,
+            m.black_kings as u32,
+        );
+        let (j, men_idx) = self.men_rank(wmen, bmen);
+        self.j_offset[j] + men_idx * self.king_block + wk_rank * bk_n + bk_rank
+    }
+
+    /// The men group (= index / [`SliceIndex::kings_per_group`]) of the positions with
+    /// white men `wmen` and black men `bmen`, which must be a men placement of this slice.
+    pub fn group_of(&self, wmen: u64, bmen: u64) -> u64 {
+        let (j, men_idx) = self.men_rank(wmen, bmen);
+        self.j_offset[j] / self.king_block + men_idx
+    }
+
+    /// (white men on the home row, rank of the men placement among those with as many).
+    #[inline]
+    fn men_rank(&self, wmen: u64, bmen: u64) -> (usize, u64) {
+        let m = &self.material;
         let s = self.g.squares as u32;
         let half = self.g.half() as u32;
-
         let home_men = wmen & self.home;
         let mid_men = wmen & self.middle;
         let j = home_men.count_ones();
@@ -305,15 +326,7 @@ impl SliceIndex {
         let black_n = binom(s - half - mid, m.black_men as u32);
         let black_rank = rank_in(bmen, self.black_men_ok & !wmen);
         let men_idx = (home_rank * binom(mid_n, mid) + mid_rank) * black_n + black_rank;
-
-        let empty = self.g.all & !(wmen | bmen);
-        let wk_rank = rank_in(wk, empty);
-        let bk_rank = rank_in(bk, empty & !wk);
-        let bk_n = binom(
-            self.free_after_men - m.white_kings as u32,
-            m.black_kings as u32,
-        );
-        self.j_offset[j as usize] + men_idx * self.king_block + wk_rank * bk_n + bk_rank
+        (j as usize, men_idx)
     }
 
     /// The position with index `idx` (< [`SliceIndex::size`]) and side to move `side`.
@@ -369,7 +382,12 @@ impl SliceIndex {
 
     /// A fast decoder of the kings of men group `group`.
     pub fn group_decoder(&self, group: u64) -> GroupDecoder {
-        let men = self.men_of(group);
+        self.decoder_of_men(self.men_of(group))
+    }
+
+    /// The decoder of the group whose (white men, black men) are `men`
+    /// ([`SliceIndex::group_of`] gives its number).
+    pub fn decoder_of_men(&self, men: (u64, u64)) -> GroupDecoder {
         let mut empty = [0u8; 64];
         let mut n = 0u32;
         let mut e = self.g.all & !(men.0 | men.1);
@@ -504,6 +522,9 @@ mod tests {
                         assert_eq!(p, ix.unindex_cached(i, Color::White, &mut cache));
                         assert_eq!(p.material(), mat);
                         assert_eq!(ix.index(&p), i, "{mat} {i}");
+                        let (wm, bm) = (p.white() & !p.kings(), p.black() & !p.kings());
+                        assert_eq!(ix.group_of(wm, bm), grp);
+                        assert_eq!(ix.decoder_of_men((wm, bm)).men(), dec.men());
                         assert!(seen.insert((p.white(), p.black(), p.kings())));
                         let men = p.occupied() & !p.kings();
                         assert_eq!(p.white() & men & g.top_row, 0);

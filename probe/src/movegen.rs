@@ -424,10 +424,7 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
 /// jumps, and this skips building move lists.
 pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> bool {
     out.clear();
-    if !matches!(
-        rules.precedence,
-        Precedence::Free | Precedence::MostPieces
-    ) {
+    if !matches!(rules.precedence, Precedence::Free | Precedence::MostPieces) {
         return false;
     }
     let side = pos.side_to_move();
