@@ -840,8 +840,8 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         let mut c = [0u64; 3];
         for s in 0..2 {
             if h.sides & (1 << s) != 0 {
-                for k in 0..3 {
-                    c[k] += h.counts[s][k];
+                for (ck, add) in c.iter_mut().zip(h.counts[s]) {
+                    *ck += add;
                 }
             }
         }

@@ -356,7 +356,9 @@ where
         levels += 1;
         let lost_here = level.is_multiple_of(2);
         let next_code = level_code(level + 1);
-        let produced: Vec<(Vec<u64>, Vec<(u16, u64)>)> = current
+        // Per chunk: positions resolved at the next level, and (level, position) for later.
+        type Produced = (Vec<u64>, Vec<(u16, u64)>);
+        let produced: Vec<Produced> = current
             .par_chunks(4096)
             .map(|part| {
                 let mut next = Vec::new();
@@ -543,10 +545,8 @@ where
             })
             .collect();
         for r in results? {
-            for side in 0..2 {
-                for c in 0..3 {
-                    counts[side][c] += r.counts[side][c];
-                }
+            for (acc, add) in counts.iter_mut().flatten().zip(r.counts.iter().flatten()) {
+                *acc += add;
             }
             max_plies = max_plies.max(r.max_plies);
             levels = levels.max(r.levels);
@@ -996,8 +996,8 @@ mod tests {
         for m in Material::solve_order(n, 12) {
             let s = solve_slice(&rules, &store, m, &|_| {}).unwrap();
             let symmetric = m == m.mirror();
-            for k in 0..3 {
-                t[k] += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
+            for (k, tk) in t.iter_mut().enumerate() {
+                *tk += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
             }
             let sides = [
                 Some(s.stored_codes(0)),

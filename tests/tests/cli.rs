@@ -704,13 +704,16 @@ fn closed_standard_output_is_one_error_line_not_a_panic() {
     use std::io::Read;
     use std::process::Stdio;
     for args in [vec!["perft", "--depth", "8"], vec!["variants"]] {
+        // The reader is gone before the command starts, so even a short output (which a
+        // pipe would otherwise take whole) meets a closed pipe.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
         let mut child = std::process::Command::new(dtb_binary())
             .args(&args)
-            .stdout(Stdio::piped())
+            .stdout(writer)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        drop(child.stdout.take()); // the reader goes away before anything is written
         let mut err = String::new();
         child
             .stderr
