@@ -538,8 +538,20 @@ where
             .par_iter()
             .map(|&grp| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
-                let mut sc = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
-                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, &mut sc);
+                // Never wait for a slot: should this thread already hold its own (a value
+                // source that runs rayon work inside a look-up), it takes fresh buffers.
+                let (mut held, mut fresh);
+                let sc: &mut Scratch = match pool[slot].try_lock() {
+                    Ok(guard) => {
+                        held = guard;
+                        &mut held
+                    }
+                    Err(_) => {
+                        fresh = Scratch::default();
+                        &mut fresh
+                    }
+                };
+                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, sc);
                 progress(4 * k);
                 r
             })
@@ -892,7 +904,6 @@ where
             let (wk, bk) = kings[l % kk];
             let occ = group_men | wk | bk;
             let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
-            let movers = mk;
             while mk != 0 {
                 let t = mk.trailing_zeros() as u8;
                 mk &= mk - 1;
@@ -900,12 +911,8 @@ where
                 while from != 0 {
                     let f = from.trailing_zeros();
                     from &= from - 1;
-                    let moved = movers ^ (1u64 << t) ^ (1u64 << f);
-                    let rank = if mover_white {
-                        dec.kings_rank(moved, bk)
-                    } else {
-                        dec.kings_rank(wk, moved)
-                    };
+                    // The predecessor: the king on `t` stood on `f`.
+                    let rank = dec.kings_rank_after((l % kk) as u64, wk, bk, t, f as u8);
                     let ql = base + rank as usize;
                     let cell = &mut cells[ql];
                     if cell.val != OPEN {
