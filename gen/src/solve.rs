@@ -199,6 +199,20 @@ fn classify<E>(
     Ok(exits.finish(capture))
 }
 
+/// Count final value `v` as a win, loss or draw (in that order in `counts`) and raise
+/// `max_plies` to its distance.
+#[inline]
+fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: u16) {
+    if v != DRAW {
+        *max_plies = (*max_plies).max(v - 1);
+    }
+    counts[match wld_of(v) {
+        Wld::Win => 0,
+        Wld::Loss => 1,
+        Wld::Draw => 2,
+    }] += 1;
+}
+
 #[inline]
 fn level_code(level: usize) -> u16 {
     level as u16 + 1
@@ -434,14 +448,7 @@ where
         if v == UNRESOLVED {
             v = DRAW;
         }
-        if v != DRAW {
-            max_plies = max_plies.max(v - 1);
-        }
-        counts[side][match wld_of(v) {
-            Wld::Win => 0,
-            Wld::Loss => 1,
-            Wld::Draw => 2,
-        }] += 1;
+        tally(&mut counts[side], &mut max_plies, v);
         values[side].push(v);
         if aux[g as usize].load(Relaxed) & AUX_CAPTURE != 0 {
             capture[side][(i / 64) as usize] |= 1 << (i % 64);
@@ -952,14 +959,7 @@ where
         let mut at = base / 64;
         for (i, cell) in part.iter().enumerate() {
             let v = if cell.val == OPEN { DRAW } else { cell.val };
-            if v != DRAW {
-                max_plies = max_plies.max(v - 1);
-            }
-            counts[side][match wld_of(v) {
-                Wld::Win => 0,
-                Wld::Loss => 1,
-                Wld::Draw => 2,
-            }] += 1;
+            tally(&mut counts[side], &mut max_plies, v);
             values[i].store(v, Relaxed);
             let pos = base + i;
             if pos / 64 != at {

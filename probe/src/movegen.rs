@@ -351,6 +351,19 @@ fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
     }
 }
 
+/// The directions in which a man of `side` captures: forward only, or all four.
+#[inline]
+fn man_capture_dirs(rules: &Rules, side: Color) -> &'static [Dir] {
+    if rules.men_capture_backward {
+        &Dir::ALL
+    } else {
+        match side {
+            Color::White => &[Dir::UpLeft, Dir::UpRight],
+            Color::Black => &[Dir::DownLeft, Dir::DownRight],
+        }
+    }
+}
+
 /// Whether the side to move has a capture: a piece with an enemy piece it may take next to
 /// it (a flying king: first along an empty diagonal) and an empty square just beyond.
 pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
@@ -364,14 +377,7 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
         opp & !pos.kings()
     };
     let flying = rules.kings == KingRange::Flying;
-    let man_dirs: &[Dir] = if rules.men_capture_backward {
-        &Dir::ALL
-    } else {
-        match side {
-            Color::White => &[Dir::UpLeft, Dir::UpRight],
-            Color::Black => &[Dir::DownLeft, Dir::DownRight],
-        }
-    };
+    let man_dirs = man_capture_dirs(rules, side);
     let own = pos.pieces(side);
     let mut men = own & !pos.kings();
     while men != 0 {
@@ -445,14 +451,7 @@ pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> b
     } else {
         opp & !kings
     };
-    let man_dirs: &[Dir] = if rules.men_capture_backward {
-        &Dir::ALL
-    } else {
-        match side {
-            Color::White => &[Dir::UpLeft, Dir::UpRight],
-            Color::Black => &[Dir::DownLeft, Dir::DownRight],
-        }
-    };
+    let man_dirs = man_capture_dirs(rules, side);
     let mut bb = own;
     while bb != 0 {
         let sq = bb.trailing_zeros() as u8;
@@ -826,31 +825,24 @@ mod tests {
     /// both sides to move).
     #[test]
     fn quick_tests_agree_with_move_lists() {
-        use crate::index::SliceIndex;
         use crate::material::Material;
         for rules in Rules::PRESETS {
-            let g = rules.geometry();
-            for m in [
+            let slices = [
                 Material::new(1, 1, 1, 0),
                 Material::new(0, 1, 1, 1),
                 Material::new(2, 0, 1, 0),
                 Material::new(1, 0, 0, 2),
-            ] {
-                let ix = SliceIndex::new(m, g);
-                let mut moves = Vec::new();
-                for i in 0..ix.size() {
-                    for side in [Color::White, Color::Black] {
-                        let p = ix.unindex(i, side);
-                        legal_moves(rules, &p, Counting::Unique, &mut moves);
-                        let captures = moves.iter().any(|m| m.is_capture());
-                        let quiets = moves.iter().any(|m| !m.is_capture());
-                        assert_eq!(has_capture(rules, &p), captures, "{} {m} {i}", rules.name);
-                        if !rules.capture_compulsory || !captures {
-                            assert_eq!(has_quiet_move(rules, &p), quiets, "{} {m} {i}", rules.name);
-                        }
-                    }
+            ];
+            let mut moves = Vec::new();
+            for_each_position(rules, &slices, |p, m, i| {
+                legal_moves(rules, p, Counting::Unique, &mut moves);
+                let captures = moves.iter().any(|m| m.is_capture());
+                let quiets = moves.iter().any(|m| !m.is_capture());
+                assert_eq!(has_capture(rules, p), captures, "{} {m} {i}", rules.name);
+                if !rules.capture_compulsory || !captures {
+                    assert_eq!(has_quiet_move(rules, p), quiets, "{} {m} {i}", rules.name);
                 }
-            }
+            });
         }
     }
 
@@ -860,45 +852,55 @@ mod tests {
     /// answer for most English capture positions, or it is no fast path.
     #[test]
     fn single_jumps_agree_with_move_lists() {
-        use crate::index::SliceIndex;
         use crate::material::Material;
         for rules in Rules::PRESETS {
-            let g = rules.geometry();
             let (mut answered, mut captures) = (0u64, 0u64);
-            for m in [
+            let slices = [
                 Material::new(1, 1, 1, 0),
                 Material::new(0, 1, 1, 1),
                 Material::new(2, 0, 1, 1),
                 Material::new(1, 1, 0, 2),
                 Material::new(0, 2, 2, 0),
-            ] {
-                let ix = SliceIndex::new(m, g);
-                let mut moves = Vec::new();
-                let mut fast = Vec::new();
-                for i in 0..ix.size() {
-                    for side in [Color::White, Color::Black] {
-                        let p = ix.unindex(i, side);
-                        legal_moves(rules, &p, Counting::Unique, &mut moves);
-                        let is_capture = moves.first().is_some_and(|m| m.is_capture());
-                        captures += is_capture as u64;
-                        if !single_jumps(rules, &p, &mut fast) {
-                            continue;
-                        }
-                        answered += is_capture as u64;
-                        let mut want: Vec<Position> = moves
-                            .iter()
-                            .filter(|m| m.is_capture())
-                            .map(|m| m.apply(&p))
-                            .collect();
-                        let key = |q: &Position| (q.white(), q.black(), q.kings());
-                        want.sort_by_key(key);
-                        fast.sort_by_key(key);
-                        assert_eq!(fast, want, "{} {m} {i} {side:?}", rules.name);
-                    }
+            ];
+            let mut moves = Vec::new();
+            let mut fast = Vec::new();
+            for_each_position(rules, &slices, |p, m, i| {
+                legal_moves(rules, p, Counting::Unique, &mut moves);
+                let is_capture = moves.first().is_some_and(|m| m.is_capture());
+                captures += is_capture as u64;
+                if !single_jumps(rules, p, &mut fast) {
+                    return;
                 }
-            }
+                answered += is_capture as u64;
+                let mut want: Vec<Position> = moves
+                    .iter()
+                    .filter(|m| m.is_capture())
+                    .map(|m| m.apply(p))
+                    .collect();
+                let key = |q: &Position| (q.white(), q.black(), q.kings());
+                want.sort_by_key(key);
+                fast.sort_by_key(key);
+                let side = p.side_to_move();
+                assert_eq!(fast, want, "{} {m} {i} {side:?}", rules.name);
+            });
             if rules.name == "english" {
                 assert!(answered * 2 > captures, "{answered} of {captures}");
+            }
+        }
+    }
+
+    /// Call `f(position, slice, index)` for every position of `slices`, both sides to move.
+    fn for_each_position(
+        rules: &Rules,
+        slices: &[crate::material::Material],
+        mut f: impl FnMut(&Position, crate::material::Material, u64),
+    ) {
+        for &m in slices {
+            let ix = crate::index::SliceIndex::new(m, rules.geometry());
+            for i in 0..ix.size() {
+                for side in [Color::White, Color::Black] {
+                    f(&ix.unindex(i, side), m, i);
+                }
             }
         }
     }
