@@ -15,6 +15,12 @@ use dtb_gen::store::Store;
 use dtb_probe::material::Material;
 use dtb_probe::Rules;
 
+/// Print `message` as one error line and exit with status 2.
+fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("solve_lab: error: {message}");
+    std::process::exit(2);
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((dir, names)) = args.split_first() else {
@@ -23,7 +29,16 @@ fn main() {
     };
     let targets: Vec<Material> = names
         .iter()
-        .map(|s| Material::parse(s).unwrap_or_else(|| panic!("bad slice {s}")))
+        .map(|s| {
+            Material::parse(s)
+                .filter(|m| m.is_canonical() && m.white() > 0 && m.black() > 0)
+                .unwrap_or_else(|| {
+                    fail(format!(
+                        "{s:?} is not a canonical English slice with pieces on both sides \
+                         (four digits: white men, white kings, black men, black kings; e.g. 1221)"
+                    ))
+                })
+        })
         .collect();
     let max = targets.iter().map(|m| m.pieces()).max().unwrap_or(0);
     let rules = Rules::ENGLISH;
@@ -31,16 +46,17 @@ fn main() {
     let t = Instant::now();
     // Every slice solved before the last target in the build order, targets excepted.
     let order = Material::solve_order(max, rules.max_pieces_per_side());
-    let last = order
-        .iter()
-        .rposition(|m| targets.contains(m))
-        .expect("targets are canonical slices");
+    let Some(last) = order.iter().rposition(|m| targets.contains(m)) else {
+        fail("no English slice given (at most 12 pieces a side)")
+    };
     for &m in &order[..last] {
         if targets.contains(&m) {
             continue;
         }
         let path = std::path::Path::new(dir).join(format!("english-{m}.wld"));
-        store.load_wld_file(m, &path).expect("load");
+        if let Err(e) = store.load_wld_file(m, &path) {
+            fail(format!("{m} must be solved first: {e}"));
+        }
     }
     eprintln!(
         "loaded {} slices in {:.1} s ({} MB)",
@@ -51,7 +67,8 @@ fn main() {
     let threads = rayon::current_num_threads() as f64;
     for m in targets {
         let t = Instant::now();
-        let s = solve_slice(&rules, &store, m, &|_| {}).expect("solve");
+        let s = solve_slice(&rules, &store, m, &|_| {})
+            .unwrap_or_else(|e| fail(format!("solving {m}: {e}")));
         let secs = t.elapsed().as_secs_f64();
         let mut h = std::collections::hash_map::DefaultHasher::new();
         s.values.hash(&mut h);
