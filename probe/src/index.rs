@@ -212,6 +212,137 @@ impl GroupDecoder {
     }
 }
 
+/// The kings placements of one group in order of their number, from a given one on: what
+/// [`GroupDecoder::kings`] gives for `start`, `start + 1`, ... up to the last placement, each
+/// found from the one before by the next subset in colex order (Gosper's step on the
+/// compressed squares) instead of an unranking.
+#[derive(Clone, Debug)]
+pub struct KingsIter {
+    /// The empty squares of the group, ascending (`n` of them).
+    empty: [u8; 64],
+    /// The empty squares without a white king, ascending.
+    free: [u8; 64],
+    n: u32,
+    white_kings: u32,
+    black_kings: u32,
+    /// White's and Black's kings as subsets of `empty` and `free` (bit `p` for the `p`-th).
+    cw: u64,
+    cb: u64,
+    wk: u64,
+    bk: u64,
+    left: u64,
+}
+
+/// The next larger number with as many set bits as `x` (non-zero): the next subset of the
+/// same size in colex order.
+#[inline(always)]
+fn next_subset(x: u64) -> u64 {
+    let low = x & x.wrapping_neg();
+    let r = x + low;
+    (((r ^ x) >> 2) >> low.trailing_zeros()) | r
+}
+
+/// The squares `list[p]` for the set bits `p` of `c`.
+#[inline(always)]
+fn expand(mut c: u64, list: &[u8; 64]) -> u64 {
+    let mut out = 0u64;
+    while c != 0 {
+        out |= 1u64 << list[c.trailing_zeros() as usize];
+        c &= c - 1;
+    }
+    out
+}
+
+impl KingsIter {
+    fn rebuild_free(&mut self) {
+        let mut k = 0;
+        for p in 0..self.n as usize {
+            if self.cw >> p & 1 == 0 {
+                self.free[k] = self.empty[p];
+                k += 1;
+            }
+        }
+    }
+}
+
+impl Iterator for KingsIter {
+    type Item = (u64, u64);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u64, u64)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let out = (self.wk, self.bk);
+        if self.left == 0 {
+            return Some(out);
+        }
+        if self.black_kings > 0 {
+            self.cb = next_subset(self.cb);
+            if self.cb >> (self.n - self.white_kings) == 0 {
+                self.bk = expand(self.cb, &self.free);
+                return Some(out);
+            }
+        }
+        // Black's kings wrapped around (or there are none): White's next placement, Black's
+        // first. There is one, since placements are left.
+        self.cw = next_subset(self.cw);
+        self.wk = expand(self.cw, &self.empty);
+        if self.black_kings > 0 {
+            self.rebuild_free();
+            self.cb = (1u64 << self.black_kings) - 1;
+            self.bk = expand(self.cb, &self.free);
+        }
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl GroupDecoder {
+    /// The kings placements numbered `start..kings_per_group` in order, as
+    /// [`GroupDecoder::kings`] gives them (empty if `start` is past the last).
+    pub fn kings_from(&self, start: u64) -> KingsIter {
+        let total = binom(self.n, self.white_kings) * self.bk_n;
+        let mut it = KingsIter {
+            empty: self.empty,
+            free: [0; 64],
+            n: self.n,
+            white_kings: self.white_kings,
+            black_kings: self.black_kings,
+            cw: 0,
+            cb: 0,
+            wk: 0,
+            bk: 0,
+            left: total.saturating_sub(start),
+        };
+        if it.left == 0 {
+            return it;
+        }
+        let (wk, bk) = self.kings(start);
+        let below = |sq: u32| (1u64 << sq) - 1;
+        let compress = |bb: u64, free: u64| {
+            let mut c = 0u64;
+            let mut b = bb;
+            while b != 0 {
+                let sq = b.trailing_zeros();
+                c |= 1u64 << (free & below(sq)).count_ones();
+                b &= b - 1;
+            }
+            c
+        };
+        it.cw = compress(wk, self.empty_bb);
+        it.cb = compress(bk, self.empty_bb & !wk);
+        it.wk = wk;
+        it.bk = bk;
+        it.rebuild_free();
+        it
+    }
+}
+
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th set bit of byte `b` (8 if none).
 static SELECT_IN_BYTE: [[u8; 8]; 256] = build_select();
 
@@ -581,6 +712,55 @@ mod tests {
             }
             assert!(checked > 1000);
         }
+    }
+
+    /// `kings_from(start)` yields what `kings` gives for every number from `start` to the
+    /// last, on both boards, for kings of one colour, of both and of neither, from every start
+    /// of small groups and from a few starts of larger ones.
+    #[test]
+    fn kings_from_enumerates_placements_in_order() {
+        let small = [
+            Material::new(1, 0, 1, 0),
+            Material::new(0, 1, 0, 1),
+            Material::new(2, 0, 0, 2),
+            Material::new(0, 3, 1, 0),
+            Material::new(1, 1, 0, 2),
+            Material::new(0, 2, 1, 1),
+        ];
+        let cases = small
+            .iter()
+            .map(|&m| (&GEOMETRY_10, m))
+            .chain(small.iter().map(|&m| (&GEOMETRY_8, m)))
+            .chain([
+                (&GEOMETRY_8, Material::new(1, 2, 1, 2)),
+                (&GEOMETRY_8, Material::new(0, 1, 0, 3)),
+            ]);
+        let mut checked = 0u64;
+        for (g, m) in cases {
+            {
+                let ix = SliceIndex::new(m, g);
+                let kk = ix.kings_per_group();
+                for grp in [0, ix.men_groups() / 2, ix.men_groups() - 1] {
+                    let dec = ix.group_decoder(grp);
+                    let all: Vec<(u64, u64)> = dec.kings_from(0).collect();
+                    assert_eq!(all.len() as u64, kk, "{m}");
+                    checked += kk;
+                    for (r, &k) in all.iter().enumerate() {
+                        assert_eq!(k, dec.kings(r as u64), "{m} group {grp} placement {r}");
+                    }
+                    let starts: Vec<u64> = if kk <= 600 {
+                        (0..=kk).collect()
+                    } else {
+                        vec![1, kk / 3, kk / 2 + 7, kk - 1, kk]
+                    };
+                    for s in starts {
+                        let from: Vec<(u64, u64)> = dec.kings_from(s).collect();
+                        assert_eq!(&from[..], &all[s as usize..], "{m} group {grp} from {s}");
+                    }
+                }
+            }
+        }
+        assert!(checked > 500_000, "{checked}");
     }
 
     #[test]
