@@ -170,14 +170,7 @@ fn bench_solve(c: &mut Criterion) {
     for m in Material::solve_order(target.pieces(), 12) {
         if m.pieces() < target.pieces() || m.men() < target.men() {
             let s = solve_slice(&RULES, &store, m, &|_| {}).expect("dependency solves");
-            let symmetric = m == m.mirror();
-            store.insert(
-                m,
-                [
-                    Some(s.stored_codes(0)),
-                    (!symmetric).then(|| s.stored_codes(1)),
-                ],
-            );
+            store.insert_solved(s);
         }
     }
     let size = SliceIndex::new(target, RULES.geometry()).size();

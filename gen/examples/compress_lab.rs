@@ -159,12 +159,7 @@ fn main() {
         } else {
             paired += compressed(&fill(&s, 0, "bmajor"), 1 << 16, level);
         }
-        let sides = [
-            Some(s.stored_codes(0)),
-            (!symmetric).then(|| s.stored_codes(1)),
-        ];
-        store.insert(m, sides);
-        let _: Material = m;
+        store.insert_solved(s);
     }
     println!("English 2-{pieces}, {positions} positions, zstd level {level}");
     println!(

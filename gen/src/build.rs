@@ -12,7 +12,7 @@ use dtb_probe::rules::Rules;
 use dtb_probe::table::{BlockCache, TableFile};
 use dtb_probe::value::{wld_of, Wld};
 
-use crate::solve::{solve_slice, SolvedSlice};
+use crate::solve::{solve_slice, stored_codes, SolvedSlice};
 use crate::store::{Codes, Store};
 use crate::write::{write_table, TableData, WriteError};
 
@@ -410,36 +410,50 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         let wld_header = header(plan, &solved, ValueKind::Wld, if symmetric { 1 } else { 3 });
         let c = solved.counts;
         let max_plies = solved.max_plies;
-        // From here on the slice's values are converted in place (stored codes, then WLD
-        // codes in a WLD-only build): the largest 7-piece slice holds 1.4 G positions a side.
-        // WLD codes fill capture positions by their block's majority, so the DTW fill
-        // (repeat the previous value) is only needed when DTW files are written.
-        let ([mut c0, mut c1], [cap0, cap1]) = if plan.wld_only {
-            (solved.values, solved.capture)
-        } else {
-            solved.into_stored_codes()
-        };
+        // The store keeps the true values (capture positions included); the files get
+        // "don't care" in capture positions. A WLD-only build packs the outcomes for the
+        // store first, then converts the slice's values to WLD codes in place (the largest
+        // 7-piece slice holds 1.4 G positions a side); a full build writes DTW and WLD codes
+        // from one copy and keeps the true DTW codes. WLD codes fill capture positions by
+        // their block's majority, DTW codes by the value before (`stored_codes`).
+        let SolvedSlice {
+            values: [mut c0, mut c1],
+            capture: [cap0, cap1],
+            ..
+        } = solved;
         if symmetric {
             c1 = Vec::new();
         }
+        let kept = plan.wld_only.then(|| {
+            [
+                Some(Codes::wld_of_codes(&c0)),
+                (!symmetric).then(|| Codes::wld_of_codes(&c1)),
+            ]
+        });
+        let mut copy = (!plan.wld_only).then(|| {
+            (
+                stored_codes(&c0, &cap0),
+                if symmetric {
+                    Vec::new()
+                } else {
+                    stored_codes(&c1, &cap1)
+                },
+            )
+        });
         let t1 = Instant::now();
-        let dtw_bytes = if plan.wld_only {
-            0
-        } else {
-            write_table(
+        let dtw_bytes = match &copy {
+            None => 0,
+            Some((s0, s1)) => write_table(
                 &plan.path(m, ValueKind::Dtw),
                 &TableData {
                     header: dtw_header,
-                    sides: sides_of(symmetric, &c0, &c1),
+                    sides: sides_of(symmetric, s0, s1),
                 },
                 plan.zstd_level,
-            )?
+            )?,
         };
         let dtw_seconds = t1.elapsed().as_secs_f64();
         let t2 = Instant::now();
-        // WLD codes: in place in a WLD-only build (the codes are not needed as DTW again),
-        // on a copy otherwise (the store keeps the DTW codes).
-        let mut copy = (!plan.wld_only).then(|| (c0.clone(), c1.clone()));
         let (w0, w1) = match &mut copy {
             Some((a, b)) => (a, b),
             None => (&mut c0, &mut c1),
@@ -455,6 +469,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             plan.zstd_level,
         )?;
         drop(copy);
+        drop((cap0, cap1));
         let counts = if symmetric {
             c[0]
         } else {
@@ -473,15 +488,12 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             max_plies: if plan.wld_only { 0 } else { max_plies },
             skipped: false,
         };
-        if plan.wld_only {
-            let sides = [
-                Some(Codes::pack_wld(&c0)),
-                (!symmetric).then(|| Codes::pack_wld(&c1)),
-            ];
-            drop((c0, c1));
-            store.insert_codes(m, sides);
-        } else {
-            store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+        match kept {
+            Some(sides) => {
+                drop((c0, c1));
+                store.insert_codes(m, sides);
+            }
+            None => store.insert(m, [Some(c0), (!symmetric).then_some(c1)]),
         }
         obs.slice_done(&st);
         all.push(st);

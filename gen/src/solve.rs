@@ -59,41 +59,28 @@ impl SolvedSlice {
         self.capture[side][(i / 64) as usize] >> (i % 64) & 1 != 0
     }
 
-    /// [`SolvedSlice::stored_codes`] of both sides, computed in place (no copy of the
-    /// values is made), with the capture bitmaps of both sides.
-    pub fn into_stored_codes(self) -> ([Vec<u16>; 2], [Vec<u64>; 2]) {
-        let SolvedSlice {
-            values, capture, ..
-        } = self;
-        let mut out = values;
-        for (side, codes) in out.iter_mut().enumerate() {
-            let mut prev = DRAW;
-            for (i, v) in codes.iter_mut().enumerate() {
-                if capture[side][i / 64] >> (i % 64) & 1 != 0 {
-                    *v = prev;
-                }
-                prev = *v;
-            }
-        }
-        (out, capture)
-    }
-
-    /// The codes to store for `side`: true values, with each capture position's "don't care"
-    /// replaced by the value stored just before it (which keeps runs long for compression).
+    /// The codes to store in a DTW file for `side`: [`stored_codes`] of its values.
     pub fn stored_codes(&self, side: usize) -> Vec<u16> {
-        let mut out = Vec::with_capacity(self.size as usize);
-        let mut prev = DRAW;
-        for (i, &v) in self.values[side].iter().enumerate() {
-            let v = if self.is_capture(side, i as u64) {
-                prev
-            } else {
-                v
-            };
-            out.push(v);
-            prev = v;
-        }
-        out
+        stored_codes(&self.values[side], &self.capture[side])
     }
+}
+
+/// The codes a DTW file stores for one side: the true `values`, with each capture position's
+/// (a bit set in `capture`) "don't care" replaced by the value stored just before it (which
+/// keeps runs long for compression).
+pub fn stored_codes(values: &[u16], capture: &[u64]) -> Vec<u16> {
+    let mut out = Vec::with_capacity(values.len());
+    let mut prev = DRAW;
+    for (i, &v) in values.iter().enumerate() {
+        let v = if capture[i / 64] >> (i % 64) & 1 != 0 {
+            prev
+        } else {
+            v
+        };
+        out.push(v);
+        prev = v;
+    }
+    out
 }
 
 /// Why a slice could not be solved.
@@ -780,8 +767,7 @@ where
     }
 
     // Initialise.
-    for li in 0..kk {
-        let (wk, bk) = dec.kings(li as u64);
+    for (li, (wk, bk)) in dec.kings_from(0).enumerate() {
         kings.push((wk, bk));
         for side in [Color::White, Color::Black] {
             let l = li + side.index() * kk;
@@ -1006,11 +992,7 @@ mod tests {
             for (k, tk) in t.iter_mut().enumerate() {
                 *tk += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
             }
-            let sides = [
-                Some(s.stored_codes(0)),
-                (!symmetric).then(|| s.stored_codes(1)),
-            ];
-            store.insert(m, sides);
+            store.insert_solved(s);
         }
         t
     }
@@ -1043,14 +1025,7 @@ mod tests {
                 assert_eq!(a.max_plies, b.max_plies, "{m}");
                 assert!(a.values == b.values, "{} {m}: values differ", rules.name);
                 assert!(a.capture == b.capture, "{m}: capture flags differ");
-                let symmetric = m == m.mirror();
-                store.insert(
-                    m,
-                    [
-                        Some(a.stored_codes(0)),
-                        (!symmetric).then(|| a.stored_codes(1)),
-                    ],
-                );
+                store.insert_solved(a);
             }
         }
     }

@@ -1,17 +1,26 @@
-//! The values of solved slices held in memory while later slices are solved: exactly what the
-//! files hold (capture positions "don't care"), so a resumed build that loads them from disk
-//! computes the same tables as one that never stopped.
+//! The values of solved slices held in memory while later slices are solved: the true value
+//! of every position, capture positions included, so that a successor in a solved slice is
+//! one look-up (no test for captures, no search). The files hold "don't care" in capture
+//! positions; a slice loaded from its file (a resumed build) has its capture positions
+//! resolved again by a one-ply search into the smaller slices, which gives back exactly the
+//! values the solver had, so a resumed build computes the same tables as one that never
+//! stopped (tested).
 
 use std::path::Path;
 use std::sync::Arc;
 
-use dtb_probe::format::{unpack_value, ValueKind, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{unpack_value, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::material::Material;
+use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
-use dtb_probe::value::{code_of_wld, ValueSource, Wld};
+use dtb_probe::value::{
+    code_of_wld, goodness, parent_code, resolve, wld_of, ValueSource, Wld, LOST,
+};
+
+use crate::solve::SolvedSlice;
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
 /// a position, 32 a word, as `WLD_WIN` / `WLD_LOSS` / `WLD_DRAW` ([`dtb_probe::format`]).
@@ -21,12 +30,8 @@ pub enum Codes {
 }
 
 impl Codes {
-    /// Pack WLD file values (`WLD_WIN`, `WLD_LOSS`, `WLD_DRAW`) as they are.
-    pub fn pack_wld(values: &[u16]) -> Codes {
-        Codes::pack(values)
-    }
-
-    fn pack(values: &[u16]) -> Codes {
+    /// The outcomes of value codes (DTW codes, or WLD codes with nominal distances), packed.
+    pub fn wld_of_codes(values: &[u16]) -> Codes {
         use rayon::prelude::*;
         let words = values
             .par_chunks(32)
@@ -34,7 +39,7 @@ impl Codes {
                 chunk
                     .iter()
                     .enumerate()
-                    .fold(0u64, |w, (j, &v)| w | (v as u64 & 3) << (2 * j))
+                    .fold(0u64, |w, (j, &v)| w | (wld_bits(v) as u64) << (2 * j))
             })
             .collect();
         Codes::Wld(words)
@@ -63,6 +68,16 @@ impl Codes {
             Codes::Dtw(v) => v.len() as u64 * 2,
             Codes::Wld(w) => w.len() as u64 * 8,
         }
+    }
+}
+
+/// The two-bit WLD file value of a value code.
+#[inline]
+fn wld_bits(code: u16) -> u16 {
+    match wld_of(code) {
+        Wld::Win => WLD_WIN,
+        Wld::Loss => WLD_LOSS,
+        Wld::Draw => WLD_DRAW,
     }
 }
 
@@ -116,13 +131,22 @@ impl Store {
         }
     }
 
-    /// Add a solved slice's stored DTW codes (`sides[s]` for side `s`, if stored).
+    /// Add a solved slice's true DTW codes, every position's (capture positions included, as
+    /// in [`SolvedSlice::values`]; `sides[s]` for side `s`, if stored).
     pub fn insert(&mut self, material: Material, sides: [Option<Vec<u16>>; 2]) {
         let [a, b] = sides;
         self.insert_codes(material, [a.map(Codes::Dtw), b.map(Codes::Dtw)]);
     }
 
-    /// Add a solved slice's values in either form.
+    /// Add a solved slice, keeping the sides it stores (White to move only for a
+    /// colour-symmetric slice) as DTW codes.
+    pub fn insert_solved(&mut self, solved: SolvedSlice) {
+        let m = solved.material;
+        let [a, b] = solved.values;
+        self.insert(m, [Some(a), (m != m.mirror()).then_some(b)]);
+    }
+
+    /// Add a solved slice's true values in either form (capture positions included).
     pub fn insert_codes(&mut self, material: Material, sides: [Option<Codes>; 2]) {
         let index = SliceIndex::new(material, self.rules.geometry());
         let Some(at) = slot(&material) else {
@@ -206,13 +230,111 @@ impl Store {
             }
             *slot = Some(codes);
         }
+        let index = SliceIndex::new(material, self.rules.geometry());
+        self.resolve_captures(&index, &mut sides)
+            .map_err(|e| TableError::Format {
+                path: path.to_path_buf(),
+                source: dtb_probe::format::FormatError::Invalid(format!(
+                    "its capture positions cannot be resolved: {e} (load smaller slices first)"
+                )),
+            })?;
         self.insert_codes(material, sides);
+        Ok(())
+    }
+
+    /// Replace the "don't care" of every capture position in `sides` (a slice read from its
+    /// file) by its true value, a search over its captures into the smaller slices held here.
+    fn resolve_captures(
+        &self,
+        index: &SliceIndex,
+        sides: &mut [Option<Codes>; 2],
+    ) -> Result<(), Missing> {
+        use rayon::prelude::*;
+        if !self.rules.capture_compulsory {
+            return Ok(()); // no capture position holds "don't care"
+        }
+        // Positions a work item: a multiple of 32, so packed words are not shared.
+        const CHUNK: usize = 1 << 16;
+        let size = index.size();
+        for (s, codes) in sides.iter_mut().enumerate() {
+            let side = if s == 0 { Color::White } else { Color::Black };
+            match codes {
+                None => {}
+                Some(Codes::Dtw(v)) => {
+                    v.par_chunks_mut(CHUNK)
+                        .enumerate()
+                        .try_for_each(|(c, chunk)| {
+                            let start = (c * CHUNK) as u64;
+                            self.capture_values(index, side, start, chunk.len(), |j, code| {
+                                chunk[j] = code
+                            })
+                        })?
+                }
+                Some(Codes::Wld(w)) => {
+                    w.par_chunks_mut(CHUNK / 32)
+                        .enumerate()
+                        .try_for_each(|(c, words)| {
+                            let start = (c * CHUNK) as u64;
+                            let len = (size - start).min(CHUNK as u64) as usize;
+                            self.capture_values(index, side, start, len, |j, code| {
+                                let word = &mut words[j / 32];
+                                let shift = 2 * (j % 32);
+                                *word = *word & !(3 << shift) | (wld_bits(code) as u64) << shift;
+                            })
+                        })?
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Call `set(j, code)` with the true value of each capture position `start + j`
+    /// (`j < len`) of `side`.
+    fn capture_values(
+        &self,
+        index: &SliceIndex,
+        side: Color,
+        start: u64,
+        len: usize,
+        mut set: impl FnMut(usize, u16),
+    ) -> Result<(), Missing> {
+        let kk = index.kings_per_group();
+        let mut after = Vec::with_capacity(16);
+        let mut moves = Vec::new();
+        let mut j = 0usize;
+        while j < len {
+            let i = start + j as u64;
+            let (grp, li) = (i / kk, i % kk);
+            let dec = index.group_decoder(grp);
+            let run = ((kk - li) as usize).min(len - j);
+            for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
+                let pos = dec.with_kings(wk, bk, side);
+                if !has_capture(&self.rules, &pos) {
+                    continue;
+                }
+                after.clear();
+                if !single_jumps(&self.rules, &pos, &mut after) {
+                    legal_moves(&self.rules, &pos, Counting::Unique, &mut moves);
+                    after.extend(moves.iter().map(|m| m.apply(&pos)));
+                }
+                let mut best: Option<u16> = None;
+                for succ in &after {
+                    let v = parent_code(resolve(&self.rules, self, succ)?);
+                    if best.is_none_or(|b| goodness(v) > goodness(b)) {
+                        best = Some(v);
+                    }
+                }
+                set(j + k, best.unwrap_or(LOST));
+            }
+            j += run;
+        }
         Ok(())
     }
 }
 
 impl ValueSource for Store {
     type Error = Missing;
+    const TRUE_VALUES: bool = true;
 
     fn stored(&self, pos: &Position) -> Result<u16, Missing> {
         let material = pos.material();
@@ -225,5 +347,60 @@ impl ValueSource for Store {
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
         v.get(s.index.index(pos) as usize, s.index.size())
             .ok_or_else(missing)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::{self, Plan, Quiet};
+    use crate::solve::solve_slice;
+    use dtb_probe::value::wld_of;
+
+    /// A slice read back from its file, whose capture positions hold "don't care", must give
+    /// the solver's true value of every position again: for the full build's DTW files
+    /// exactly, for a WLD-only build's files as outcomes. English 2-4, every position of
+    /// every stored side.
+    #[test]
+    fn slices_loaded_from_files_hold_the_true_values() {
+        let rules = Rules::ENGLISH;
+        for wld_only in [false, true] {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
+            plan.wld_only = wld_only;
+            build::run(&plan, &Quiet).expect("build");
+            let mut solved = Store::new(rules);
+            let mut loaded = Store::new(rules);
+            let mut captures = 0u64;
+            for &m in &plan.slices {
+                let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
+                if wld_only {
+                    loaded.load_wld_file(m, &plan.path(m, ValueKind::Wld))
+                } else {
+                    loaded.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
+                }
+                .expect("load");
+                let ix = SliceIndex::new(m, rules.geometry());
+                let sides: &[Color] = if m == m.mirror() {
+                    &[Color::White]
+                } else {
+                    &[Color::White, Color::Black]
+                };
+                for &side in sides {
+                    for i in 0..ix.size() {
+                        let want = s.values[side.index()][i as usize];
+                        let got = loaded.stored(&ix.unindex(i, side)).expect("stored");
+                        if wld_only {
+                            assert_eq!(wld_of(got), wld_of(want), "{m} {side:?} {i}");
+                        } else {
+                            assert_eq!(got, want, "{m} {side:?} {i}");
+                        }
+                        captures += s.is_capture(side.index(), i) as u64;
+                    }
+                }
+                solved.insert_solved(s);
+            }
+            assert!(captures > 1_000_000, "{captures} capture positions compared");
+        }
     }
 }
