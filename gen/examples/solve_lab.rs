@@ -1,5 +1,5 @@
 //! Solver experiments (docs/PERFORMANCE.md, "The solver"): loads the WLD tables of every
-//! slice with fewer pieces than the largest slice asked for from DIR, then solves the named
+//! slice the named slices can lead to from DIR, then solves the named
 //! English slices one by one and prints, per slice, the solve time, positions per second per
 //! core and a checksum of the outcomes (win, loss, draw) and capture flags (to show a change
 //! to the solver keeps what the files hold identical; the distances a WLD-only source gives
@@ -52,7 +52,12 @@ fn main() {
         fail("no English slice given (at most 12 pieces a side)")
     };
     for &m in &order[..last] {
-        if targets.contains(&m) {
+        // Only what a target can lead to: fewer pieces (a capture) or, as many, fewer men
+        // (a crowning).
+        let needed = targets
+            .iter()
+            .any(|t| m.pieces() < t.pieces() || (m.pieces() == t.pieces() && m.men() < t.men()));
+        if targets.contains(&m) || !needed {
             continue;
         }
         let path = std::path::Path::new(dir).join(format!("english-{m}.wld"));

@@ -23,7 +23,9 @@ use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::value::{self, parent_code, wld_of, ValueSource, Wld, DRAW, LOST};
+use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
+
+use crate::store::{Lookups, Missing, Store};
 use rayon::prelude::*;
 
 const UNRESOLVED: u16 = u16::MAX;
@@ -214,16 +216,12 @@ fn level_code(level: usize) -> u16 {
 ///
 /// # Errors
 /// [`SolveError`]: a look-up of another slice failed, or a distance does not fit.
-pub fn solve_slice<S>(
+pub fn solve_slice(
     rules: &Rules,
-    src: &S,
+    src: &Store,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<S::Error>>
-where
-    S: ValueSource + Sync,
-    S::Error: std::error::Error + Send + 'static,
-{
+) -> Result<SolvedSlice, SolveError<Missing>> {
     if material.men() == 0 {
         solve_slice_global(rules, src, material, progress)
     } else {
@@ -236,16 +234,12 @@ where
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_global<S>(
+pub fn solve_slice_global(
     rules: &Rules,
-    src: &S,
+    src: &Store,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<S::Error>>
-where
-    S: ValueSource + Sync,
-    S::Error: std::error::Error + Send + 'static,
-{
+) -> Result<SolvedSlice, SolveError<Missing>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let total = 2 * n;
@@ -257,13 +251,14 @@ where
     // Phase 1: initialise.
     let chunks = total.div_ceil(CHUNK);
     type Lists = (Vec<(u16, u64)>, Vec<(u16, u64)>);
-    let init: Result<Vec<Lists>, S::Error> = (0..chunks)
+    let init: Result<Vec<Lists>, Missing> = (0..chunks)
         .into_par_iter()
         .map(|c| {
             let mut resolved = Vec::new();
             let mut cands = Vec::new();
             let mut moves = Vec::new();
             let mut men = MenCache::default();
+            let mut look = Lookups::default();
             let lo = c * CHUNK;
             let hi = (lo + CHUNK).min(total);
             for g in lo..hi {
@@ -274,7 +269,7 @@ where
                     if succ.material() == material {
                         Ok(None)
                     } else {
-                        value::resolve(rules, src, succ).map(Some)
+                        src.value(succ, &mut look).map(Some)
                     }
                 })?;
                 match start {
@@ -487,16 +482,12 @@ fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_grouped<S>(
+pub fn solve_slice_grouped(
     rules: &Rules,
-    src: &S,
+    src: &Store,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<S::Error>>
-where
-    S: ValueSource + Sync,
-    S::Error: std::error::Error + Send + 'static,
-{
+) -> Result<SolvedSlice, SolveError<Missing>> {
     let geo = rules.geometry();
     let ix = SliceIndex::new(material, geo);
     let n = ix.size();
@@ -528,7 +519,7 @@ where
     let mut max_plies = 0u16;
     let mut levels = 0usize;
     for level_groups in by_potential.iter().rev() {
-        let results: Result<Vec<GroupResult>, SolveError<S::Error>> = level_groups
+        let results: Result<Vec<GroupResult>, SolveError<Missing>> = level_groups
             .par_iter()
             .map(|&grp| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
@@ -664,6 +655,7 @@ struct Scratch {
     moves: Vec<dtb_probe::movegen::Move>,
     after: Vec<Position>,
     man_moves: Vec<ManMove>,
+    look: Lookups,
 }
 
 /// A man move of a group that does not crown: from, to, and the group it leads to (its
@@ -692,20 +684,16 @@ fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
 /// Capture positions go through the general move generator. Predecessors are king unmoves
 /// of the side that just moved, ranked among the group's empty squares.
 #[allow(clippy::too_many_arguments)]
-fn solve_group<S>(
+fn solve_group(
     rules: &Rules,
-    src: &S,
+    src: &Store,
     material: Material,
     ix: &SliceIndex,
     steps: &Steps,
     grp: u64,
     slice: &Shared,
     sc: &mut Scratch,
-) -> Result<GroupResult, SolveError<S::Error>>
-where
-    S: ValueSource,
-    S::Error: std::error::Error + 'static,
-{
+) -> Result<GroupResult, SolveError<Missing>> {
     const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
@@ -730,6 +718,7 @@ where
         moves,
         after,
         man_moves,
+        look,
     } = sc;
     let dec = ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
@@ -778,14 +767,14 @@ where
                     // Single jumps only: every one leaves the slice, and there is at least one.
                     let mut exits = Exits::default();
                     for succ in after.iter() {
-                        exits.add(value::resolve(rules, src, succ).map_err(SolveError::Lookup)?);
+                        exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
                     }
                     exits.finish(true)
                 } else if has_capture {
                     legal_moves(rules, &pos, Counting::Unique, moves);
                     classify(rules, &pos, moves, |succ| {
                         if succ.material() != material {
-                            value::resolve(rules, src, succ).map(Some)
+                            src.value(succ, look).map(Some)
                         } else if succ.occupied() & !succ.kings() == group_men {
                             Ok(None) // a king move: same men, same group
                         } else {
@@ -822,7 +811,8 @@ where
                                     [(m.start + m.dec.kings_rank(wk, bk)) as usize]
                                     .load(Relaxed),
                                 // A crowning: the successor lies in another slice.
-                                None => value::resolve(rules, src, &pos.after_quiet_move(g, sq, t))
+                                None => src
+                                    .value(&pos.after_quiet_move(g, sq, t), look)
                                     .map_err(SolveError::Lookup)?,
                             };
                             exits.add(c);

@@ -10,14 +10,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dtb_probe::format::{unpack_value, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::index::{GroupDecoder, SliceIndex};
 use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
 use dtb_probe::value::{
-    code_of_wld, goodness, parent_code, resolve, wld_of, ValueSource, Wld, LOST,
+    code_of_wld, goodness, normalize, parent_code, resolve, wld_of, ValueSource, Wld, LOST,
 };
 
 use crate::solve::SolvedSlice;
@@ -190,15 +190,43 @@ impl Store {
         let per_side = h.blocks_per_side();
         let mut sides: [Option<Codes>; 2] = [None, None];
         let mut block = 0u32;
+        let invalid = |why: String| TableError::Format {
+            path: path.to_path_buf(),
+            source: dtb_probe::format::FormatError::Invalid(why),
+        };
         if h.kind != kind {
-            return Err(TableError::Format {
-                path: path.to_path_buf(),
-                source: dtb_probe::format::FormatError::Invalid(format!(
-                    "a {} table where a {} table was expected",
-                    h.kind.extension(),
-                    kind.extension()
-                )),
-            });
+            return Err(invalid(format!(
+                "a {} table where a {} table was expected",
+                h.kind.extension(),
+                kind.extension()
+            )));
+        }
+        // The file must be this slice's under these rules: its values are indexed by the
+        // slice's index below.
+        let size = SliceIndex::new(material, self.rules.geometry()).size();
+        let counts = [
+            material.white_men,
+            material.white_kings,
+            material.black_men,
+            material.black_kings,
+        ];
+        if h.material != counts {
+            let [a, b, c, d] = h.material;
+            return Err(invalid(format!(
+                "it holds slice {a}{b}{c}{d}, not {material}"
+            )));
+        }
+        if h.rules_code != self.rules.encode() {
+            return Err(invalid(format!(
+                "it was built under other rules ({}), not {}",
+                h.variant, self.rules.name
+            )));
+        }
+        if h.positions_per_side != size {
+            return Err(invalid(format!(
+                "{} positions a side where slice {material} has {size}",
+                h.positions_per_side
+            )));
         }
         for (s, slot) in sides.iter_mut().enumerate() {
             if !h.side_stored(s) {
@@ -332,6 +360,124 @@ impl Store {
     }
 }
 
+/// One men placement looked up lately: where positions with these men, these king counts
+/// and this side to move are stored.
+#[derive(Clone)]
+struct Entry {
+    /// (white men, black men) as looked up, king counts and side to move (`u32::MAX`: empty).
+    wmen: u64,
+    bmen: u64,
+    key: u32,
+    /// The look-up is of the colour-reversed position (the material is not canonical).
+    flip: bool,
+    /// The slice's place in `Store::slices`, the stored side, and the group's first index.
+    slot: u32,
+    side: u8,
+    base: u64,
+    /// The kings ranker of the group in the slice looked up.
+    dec: GroupDecoder,
+}
+
+/// A solver worker's memory of the men placements whose values it looked up last, so that
+/// looking up a successor with the same men (a crowning or a capture from the same men
+/// group, which differs only in its kings) ranks its kings instead of indexing it whole.
+pub struct Lookups {
+    entries: Vec<Option<Entry>>,
+}
+
+impl Default for Lookups {
+    fn default() -> Lookups {
+        Lookups {
+            entries: vec![None; LOOKUP_ENTRIES],
+        }
+    }
+}
+
+/// Entries of a [`Lookups`] (a power of two).
+const LOOKUP_ENTRIES: usize = 256;
+
+impl Store {
+    /// The true value of `pos` (any position of a solved slice, not normalized; the side not
+    /// to move must have a piece), as [`dtb_probe::value::resolve`] gives it from this store,
+    /// remembering its men placement in `cache` for the next look-up.
+    ///
+    /// # Errors
+    /// [`Missing`] if its slice is not in the store.
+    #[inline]
+    pub fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<u16, Missing> {
+        let stm = pos.side_to_move();
+        if pos.pieces(stm) == 0 {
+            return Ok(LOST);
+        }
+        let kings = pos.kings();
+        let (wk, bk) = (pos.white() & kings, pos.black() & kings);
+        let (wmen, bmen) = (pos.white() ^ wk, pos.black() ^ bk);
+        let key = (wk.count_ones() << 8 | bk.count_ones()) << 1 | stm.index() as u32;
+        let h = (wmen.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ bmen.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+        .wrapping_add(key as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let at = (h >> 56) as usize & (LOOKUP_ENTRIES - 1);
+        let e = match &cache.entries[at] {
+            Some(e) if e.wmen == wmen && e.bmen == bmen && e.key == key => e,
+            _ => {
+                let Some(e) = self.entry(pos, wmen, bmen, key) else {
+                    let material = pos.material();
+                    return Err(Missing {
+                        material,
+                        side: stm,
+                    });
+                };
+                cache.entries[at].insert(e)
+            }
+        };
+        let (rk_w, rk_b) = if e.flip {
+            let g = self.rules.geometry();
+            (g.rotate(bk), g.rotate(wk))
+        } else {
+            (wk, bk)
+        };
+        let i = e.base + e.dec.kings_rank(rk_w, rk_b);
+        self.slices
+            .get(e.slot as usize)
+            .and_then(Option::as_ref)
+            .and_then(|s| {
+                s.sides[e.side as usize]
+                    .as_ref()?
+                    .get(i as usize, s.index.size())
+            })
+            .ok_or(Missing {
+                material: pos.material(),
+                side: stm,
+            })
+    }
+
+    /// A cache entry for the men of `pos`, or `None` if its slice or side is not stored.
+    #[cold]
+    fn entry(&self, pos: &Position, wmen: u64, bmen: u64, key: u32) -> Option<Entry> {
+        let n = normalize(&self.rules, pos);
+        let flip = n.side_to_move() != pos.side_to_move();
+        let material = n.material();
+        let at = slot(&material)?;
+        let s = self.slices.get(at)?.as_ref()?;
+        let side = n.side_to_move().index();
+        s.sides[side].as_ref()?;
+        let kings = n.kings();
+        let men = (n.white() & !kings, n.black() & !kings);
+        let kk = s.index.kings_per_group();
+        Some(Entry {
+            wmen,
+            bmen,
+            key,
+            flip,
+            slot: at as u32,
+            side: side as u8,
+            base: s.index.group_of(men.0, men.1) * kk,
+            dec: s.index.decoder_of_men(men),
+        })
+    }
+}
+
 impl ValueSource for Store {
     type Error = Missing;
     const TRUE_VALUES: bool = true;
@@ -400,7 +546,57 @@ mod tests {
                 }
                 solved.insert_solved(s);
             }
-            assert!(captures > 1_000_000, "{captures} capture positions compared");
+            assert!(
+                captures > 1_000_000,
+                "{captures} capture positions compared"
+            );
         }
+    }
+
+    /// A file that is not the slice's, or not of these rules, is an error, not a panic or a
+    /// slice of wrong values.
+    #[test]
+    fn a_file_of_another_slice_or_other_rules_is_refused() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).expect("plan");
+        plan.wld_only = true;
+        build::run(&plan, &Quiet).expect("build");
+        let other = tempfile::tempdir().expect("temp dir");
+        let mut russian = Plan::new(Rules::RUSSIAN, 2, other.path()).expect("plan");
+        russian.wld_only = true;
+        build::run(&russian, &Quiet).expect("build");
+        let m = |s: &str| Material::parse(s).unwrap();
+        let mut store = Store::new(Rules::ENGLISH);
+        for (slice, file, why) in [
+            (
+                "0101",
+                plan.path(m("0110"), ValueKind::Wld),
+                "holds slice 0110, not 0101",
+            ),
+            (
+                "1010",
+                plan.path(m("0102"), ValueKind::Wld),
+                "holds slice 0102, not 1010",
+            ),
+            (
+                "0101",
+                russian.path(m("0101"), ValueKind::Wld),
+                "other rules (russian)",
+            ),
+        ] {
+            let e = store
+                .load_wld_file(m(slice), &file)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(why), "{e}");
+        }
+        let e = store
+            .load_dtw_file(m("0101"), &plan.path(m("0101"), ValueKind::Wld))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a wld table where a dtw table was expected"),
+            "{e}"
+        );
     }
 }

@@ -9,11 +9,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{both_sides_materials, english4, english5, materials_with, size, Rng};
 use dtb_probe::board::{Geometry, GEOMETRY_10, GEOMETRY_8};
-use dtb_probe::format::ValueKind;
+use dtb_probe::format::{table_file_name, ValueKind};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
-use dtb_probe::value::{normalize, ValueSource};
-use dtb_probe::{fen, Color, Dtw, Material, Position, ProbeError, Rules, Tablebase, Wld};
+use dtb_probe::value::normalize;
+use dtb_probe::{fen, Color, Dtw, Material, Position, Rules, Tablebase, Wld};
 use dtb_tests::read_tsv;
 use rayon::prelude::*;
 
@@ -812,31 +812,23 @@ fn colour_flip_rotates_the_legal_moves() {
     });
 }
 
-/// A value source over the table files: the stored DTW code of a normalized position.
-struct Tables<'a>(&'a Tablebase);
-
-impl ValueSource for Tables<'_> {
-    type Error = ProbeError;
-    fn stored(&self, pos: &Position) -> Result<u16, ProbeError> {
-        let m = pos.material();
-        let t = self.0.table(m, ValueKind::Dtw)?;
-        let i = SliceIndex::new(m, E.geometry()).index(pos);
-        t.value(pos.side_to_move().index(), i)
-            .map_err(|e| ProbeError::Table(std::sync::Arc::new(e)))
-    }
-}
-
 /// The solver run on the other colour: every mirrored slice (whose values the files never
 /// store: they are read through the flipped position) and both sides of every symmetric
 /// slice are solved again by `dtb_gen::solve::solve_slice`, on their own board, against the
-/// tables for the slices they lead to. Each value must equal the stored value of the flipped
+/// tables for the slices they lead to (read from the DTW files into a generator store). Each value must equal the stored value of the flipped
 /// position (probed, for capture positions whose stored value is "don't care"), and the
 /// counts must equal the header counts of the other side.
 #[test]
 fn colour_symmetry_of_the_solved_values() {
     let tb = tb4();
     let g = E.geometry();
-    let src = Tables(&tb);
+    let mut src = dtb_gen::store::Store::new(E);
+    for m in Material::solve_order(4, 12) {
+        let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+        let name = table_file_name("english", counts, ValueKind::Dtw).unwrap();
+        src.load_dtw_file(m, &english4().join(name))
+            .unwrap_or_else(|e| panic!("loading {m}: {e}"));
+    }
     let mut solved = 0u64;
     let mut sym_total = 0u64;
     for m in both_sides_materials(4, 12) {
