@@ -17,7 +17,7 @@ use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
 use dtb_probe::value::{
-    code_of_wld, goodness, normalize, parent_code, resolve, wld_of, ValueSource, Wld, LOST,
+    code_of_wld, goodness, normalize, parent_code, wld_of, ValueSource, Wld, LOST,
 };
 
 use crate::solve::SolvedSlice;
@@ -329,6 +329,7 @@ impl Store {
         let kk = index.kings_per_group();
         let mut after = Vec::with_capacity(16);
         let mut moves = Vec::new();
+        let mut look = Lookups::default();
         let mut j = 0usize;
         while j < len {
             let i = start + j as u64;
@@ -347,7 +348,7 @@ impl Store {
                 }
                 let mut best: Option<u16> = None;
                 for succ in &after {
-                    let v = parent_code(resolve(&self.rules, self, succ)?);
+                    let v = parent_code(self.value(succ, &mut look)?);
                     if best.is_none_or(|b| goodness(v) > goodness(b)) {
                         best = Some(v);
                     }
@@ -480,7 +481,6 @@ impl Store {
 
 impl ValueSource for Store {
     type Error = Missing;
-    const TRUE_VALUES: bool = true;
 
     fn stored(&self, pos: &Position) -> Result<u16, Missing> {
         let material = pos.material();

@@ -97,15 +97,8 @@ pub fn goodness(code: u16) -> i32 {
 pub trait ValueSource {
     /// The source's error (a missing or corrupt table).
     type Error;
-    /// Whether [`ValueSource::stored`] gives the true value of every position, capture
-    /// positions and positions without a move included (the generator's in-memory store).
-    /// [`resolve`] then reads a position's value directly instead of searching its captures.
-    /// Table files hold "don't care" in capture positions, so a source over files keeps the
-    /// default, `false`.
-    const TRUE_VALUES: bool = false;
     /// The stored code of `pos`, a position already [`normalize`]d (canonical material).
-    /// Capture positions may hold any value ("don't care") unless
-    /// [`ValueSource::TRUE_VALUES`] is set.
+    /// Capture positions may hold any value ("don't care").
     fn stored(&self, pos: &Position) -> Result<u16, Self::Error>;
 }
 
@@ -129,14 +122,11 @@ pub fn is_capture_position(rules: &Rules, moves: &[Move]) -> bool {
 }
 
 /// The value code of `pos`: terminal positions directly, capture positions by a search over
-/// the captures, others from `src` (after colour normalization); every position from `src`
-/// when it holds [`ValueSource::TRUE_VALUES`]. The side not to move must have a piece.
+/// the captures, others from `src` (after colour normalization). The side not to move must
+/// have a piece.
 pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<u16, S::Error> {
     if pos.pieces(pos.side_to_move()) == 0 {
         return Ok(LOST);
-    }
-    if S::TRUE_VALUES {
-        return src.stored(&normalize(rules, pos));
     }
     if rules.capture_compulsory && !has_capture(rules, pos) {
         // The common case, without building a move list: a quiet position.
