@@ -10,17 +10,12 @@
 
 use dtb_gen::solve::{solve_slice, SolvedSlice};
 use dtb_gen::store::Store;
-use dtb_probe::format::{pack_values, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{pack_values, wld_code, WLD_DRAW};
 use dtb_probe::material::Material;
-use dtb_probe::value::{wld_of, Wld};
 use dtb_probe::Rules;
 
 fn wld(c: u16) -> u16 {
-    match wld_of(c) {
-        Wld::Win => WLD_WIN,
-        Wld::Loss => WLD_LOSS,
-        Wld::Draw => WLD_DRAW,
-    }
+    wld_code(c)
 }
 
 /// WLD values of one side with capture positions filled by `strategy`.

@@ -5,12 +5,11 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use dtb_probe::format::{table_file_name, Header, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{table_file_name, wld_code, Header, ValueKind};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::material::Material;
 use dtb_probe::rules::Rules;
 use dtb_probe::table::{BlockCache, TableFile};
-use dtb_probe::value::{wld_of, Wld};
 
 use crate::solve::{solve_slice, stored_codes, SolvedSlice};
 use crate::store::{Codes, Store};
@@ -261,11 +260,7 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
             };
             let mut count = [0u32; 3];
             for (j, c) in chunk.iter_mut().enumerate() {
-                *c = match wld_of(*c) {
-                    Wld::Win => WLD_WIN,
-                    Wld::Loss => WLD_LOSS,
-                    Wld::Draw => WLD_DRAW,
-                };
+                *c = wld_code(*c);
                 if !is_capture(j) {
                     count[*c as usize] += 1;
                 }

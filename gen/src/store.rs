@@ -9,16 +9,14 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use dtb_probe::format::{unpack_value, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
 use dtb_probe::index::{GroupDecoder, SliceIndex};
 use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
-use dtb_probe::value::{
-    code_of_wld, goodness, normalize, parent_code, wld_of, ValueSource, Wld, LOST,
-};
+use dtb_probe::value::{code_of_wld, goodness, normalize, parent_code, ValueSource, Wld, LOST};
 
 use crate::solve::SolvedSlice;
 
@@ -39,7 +37,7 @@ impl Codes {
                 chunk
                     .iter()
                     .enumerate()
-                    .fold(0u64, |w, (j, &v)| w | (wld_bits(v) as u64) << (2 * j))
+                    .fold(0u64, |w, (j, &v)| w | (wld_code(v) as u64) << (2 * j))
             })
             .collect();
         Codes::Wld(words)
@@ -68,16 +66,6 @@ impl Codes {
             Codes::Dtw(v) => v.len() as u64 * 2,
             Codes::Wld(w) => w.len() as u64 * 8,
         }
-    }
-}
-
-/// The two-bit WLD file value of a value code.
-#[inline]
-fn wld_bits(code: u16) -> u16 {
-    match wld_of(code) {
-        Wld::Win => WLD_WIN,
-        Wld::Loss => WLD_LOSS,
-        Wld::Draw => WLD_DRAW,
     }
 }
 
@@ -203,7 +191,8 @@ impl Store {
         }
         // The file must be this slice's under these rules: its values are indexed by the
         // slice's index below.
-        let size = SliceIndex::new(material, self.rules.geometry()).size();
+        let index = SliceIndex::new(material, self.rules.geometry());
+        let size = index.size();
         let counts = [
             material.white_men,
             material.white_kings,
@@ -258,14 +247,11 @@ impl Store {
             }
             *slot = Some(codes);
         }
-        let index = SliceIndex::new(material, self.rules.geometry());
-        self.resolve_captures(&index, &mut sides)
-            .map_err(|e| TableError::Format {
-                path: path.to_path_buf(),
-                source: dtb_probe::format::FormatError::Invalid(format!(
-                    "its capture positions cannot be resolved: {e} (load smaller slices first)"
-                )),
-            })?;
+        self.resolve_captures(&index, &mut sides).map_err(|e| {
+            invalid(format!(
+                "its capture positions cannot be resolved: {e} (load smaller slices first)"
+            ))
+        })?;
         self.insert_codes(material, sides);
         Ok(())
     }
@@ -307,7 +293,7 @@ impl Store {
                             self.capture_values(index, side, start, len, |j, code| {
                                 let word = &mut words[j / 32];
                                 let shift = 2 * (j % 32);
-                                *word = *word & !(3 << shift) | (wld_bits(code) as u64) << shift;
+                                *word = *word & !(3 << shift) | (wld_code(code) as u64) << shift;
                             })
                         })?
                 }
@@ -365,7 +351,7 @@ impl Store {
 /// and this side to move are stored.
 #[derive(Clone)]
 struct Entry {
-    /// (white men, black men) as looked up, king counts and side to move (`u32::MAX`: empty).
+    /// (white men, black men) as looked up; king counts and side to move packed in `key`.
     wmen: u64,
     bmen: u64,
     key: u32,

@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::format::{wld_code, ValueKind};
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::tablebase::parse_file_name;
 use dtb_probe::value::{
-    code_of_wld, goodness, is_capture_position, parent_code, wld_of, Wld, DRAW, LOST,
+    code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, LOST,
 };
 use dtb_probe::{fen, Material, Tablebase};
 use rayon::prelude::*;
@@ -199,11 +199,7 @@ fn verify_slice(
                 (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Some(e),
                 (Ok(e), Ok(s), Ok(w)) => {
                     // Under WLD-only, `e` holds nominal distances and `s == e`.
-                    let w_expected = match wld_of(e) {
-                        Wld::Win => WLD_WIN,
-                        Wld::Loss => WLD_LOSS,
-                        Wld::Draw => WLD_DRAW,
-                    };
+                    let w_expected = wld_code(e);
                     if e != s {
                         Some(format!(
                             "DTW stores code {s} ({:?}), successors give {e} ({:?})",

@@ -45,6 +45,18 @@ pub const WLD_WIN: u16 = 1;
 /// WLD code (2-bit values): the side to move loses.
 pub const WLD_LOSS: u16 = 2;
 
+/// The WLD file code ([`WLD_WIN`], [`WLD_LOSS`], [`WLD_DRAW`]) of a value code
+/// ([`crate::value`]: a DTW code, or a WLD outcome with its nominal distance).
+#[inline]
+pub fn wld_code(code: u16) -> u16 {
+    use crate::value::{wld_of, Wld};
+    match wld_of(code) {
+        Wld::Win => WLD_WIN,
+        Wld::Loss => WLD_LOSS,
+        Wld::Draw => WLD_DRAW,
+    }
+}
+
 /// Side index of white to move, as used by [`Header::block_of`] and the `sides` bits.
 pub const WHITE: usize = 0;
 /// Side index of black to move, as used by [`Header::block_of`] and the `sides` bits.
