@@ -526,18 +526,23 @@ pub fn solve_slice_grouped(
                 // Never wait for a slot: should this thread already hold its own (a value
                 // source that runs rayon work inside a look-up), it takes fresh buffers.
                 let (mut held, mut fresh);
-                let sc: &mut Scratch = match pool[slot].try_lock() {
+                let (sc, pooled): (&mut Scratch, bool) = match pool[slot].try_lock() {
                     Ok(guard) => {
                         held = guard;
-                        &mut held
+                        (&mut held, true)
                     }
                     Err(_) => {
                         fresh = Scratch::default();
-                        &mut fresh
+                        (&mut fresh, false)
                     }
                 };
                 let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, sc);
-                progress(4 * k);
+                // Progress in batches: a men-only slice has millions of groups of a few
+                // positions, and each report is an atomic add and a clock read.
+                sc.unreported += 4 * k;
+                if sc.unreported >= PROGRESS_BATCH || !pooled {
+                    progress(std::mem::take(&mut sc.unreported));
+                }
                 r
             })
             .collect();
@@ -548,6 +553,10 @@ pub fn solve_slice_grouped(
             max_plies = max_plies.max(r.max_plies);
             levels = levels.max(r.levels);
         }
+    }
+    for sc in &pool {
+        let mut sc = sc.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        progress(std::mem::take(&mut sc.unreported));
     }
     let Shared { values, capture } = slice;
     // In place: a vector of atomics collects into plain values without a copy.
@@ -656,15 +665,20 @@ struct Scratch {
     after: Vec<Position>,
     man_moves: Vec<ManMove>,
     look: Lookups,
+    /// Progress units not reported yet.
+    unreported: u64,
 }
 
+/// Progress units a worker gathers before it reports them.
+const PROGRESS_BATCH: u64 = 1 << 20;
+
 /// A man move of a group that does not crown: from, to, and the group it leads to (its
-/// first index and its kings decoder).
+/// first index and its kings ranker).
 struct ManMove {
     from: u8,
     to: u8,
     start: u64,
-    dec: dtb_probe::index::GroupDecoder,
+    rank: dtb_probe::index::KingsRanker,
 }
 
 fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
@@ -719,6 +733,7 @@ fn solve_group(
         after,
         man_moves,
         look,
+        unreported: _,
     } = sc;
     let dec = ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
@@ -728,6 +743,9 @@ fn solve_group(
     // Where each man move that does not crown leads: another men group, the kings
     // unchanged, so a successor's index is that group's start plus its kings' rank there.
     man_moves.clear();
+    // `first_move[sq]`: where the moves of the man on `sq` start in `man_moves` (they are
+    // listed together, by square); set for the group's men only.
+    let mut first_move = [0u8; 64];
     for side in [Color::White, Color::Black] {
         let (mut men, crown_row) = match side {
             Color::White => (wmen, g.top_row),
@@ -736,6 +754,7 @@ fn solve_group(
         while men != 0 {
             let sq = men.trailing_zeros() as u8;
             men &= men - 1;
+            first_move[sq as usize] = man_moves.len() as u8;
             let mut to = steps.fwd[side.index()][sq as usize] & !group_men & !crown_row;
             while to != 0 {
                 let t = to.trailing_zeros() as u8;
@@ -749,7 +768,7 @@ fn solve_group(
                     from: sq,
                     to: t,
                     start: ix.group_of(w2, b2) * kk as u64,
-                    dec: ix.decoder_of_men((w2, b2)),
+                    rank: ix.ranker_of_men((w2, b2)),
                 });
             }
         }
@@ -806,9 +825,13 @@ fn solve_group(
                             let t = to.trailing_zeros() as u8;
                             to &= to - 1;
                             any = true;
-                            let c = match man_moves.iter().find(|m| m.from == sq && m.to == t) {
+                            let c = match man_moves[first_move[sq as usize] as usize..]
+                                .iter()
+                                .take_while(|m| m.from == sq)
+                                .find(|m| m.to == t)
+                            {
                                 Some(m) => slice.values[side.opponent().index()]
-                                    [(m.start + m.dec.kings_rank(wk, bk)) as usize]
+                                    [(m.start + m.rank.rank(wk, bk)) as usize]
                                     .load(Relaxed),
                                 // A crowning: the successor lies in another slice.
                                 None => src

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use dtb_probe::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::{GroupDecoder, SliceIndex};
+use dtb_probe::index::{KingsRanker, SliceIndex};
 use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 use dtb_probe::position::Position;
@@ -362,7 +362,7 @@ struct Entry {
     side: u8,
     base: u64,
     /// The kings ranker of the group in the slice looked up.
-    dec: GroupDecoder,
+    rank: KingsRanker,
 }
 
 /// A solver worker's memory of the men placements whose values it looked up last, so that
@@ -424,7 +424,7 @@ impl Store {
         } else {
             (wk, bk)
         };
-        let i = e.base + e.dec.kings_rank(rk_w, rk_b);
+        let i = e.base + e.rank.rank(rk_w, rk_b);
         self.slices
             .get(e.slot as usize)
             .and_then(Option::as_ref)
@@ -460,7 +460,7 @@ impl Store {
             slot: at as u32,
             side: side as u8,
             base: s.index.group_of(men.0, men.1) * kk,
-            dec: s.index.decoder_of_men(men),
+            rank: s.index.ranker_of_men(men),
         })
     }
 }
