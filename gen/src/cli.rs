@@ -31,6 +31,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::build::{self, Observer, Plan, SliceStats};
+use crate::write::CompressionParams;
 
 const AFTER_HELP: &str = "\
 Examples:
@@ -67,9 +68,16 @@ enum Command {
         /// Worker threads, 1..=1024 (default: one per core).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
-        /// zstd level of the table files (1..=22; higher is smaller and slower to write).
-        #[arg(long, default_value_t = build::ZSTD_LEVEL, value_parser = clap::value_parser!(i32).range(1..=22))]
-        zstd_level: i32,
+        /// zstd level of the table files (1..=22; higher is smaller and slower to write),
+        /// with zstd's own parameters for it. Without it (or --zstd), files are written at
+        /// level 15 with search settings tuned on English WLD tables (--zstd 15:strat=7,slog=3,tlen=999).
+        #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "zstd")]
+        zstd_level: Option<i32>,
+        /// zstd settings of the table files: LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]
+        /// (strat 1 fast .. 9 btultra2, slog search log, tlen target length, mml minimum match,
+        /// clog chain log, hlog hash log). Any settings are readable by every prober.
+        #[arg(long, value_name = "SPEC")]
+        zstd: Option<CompressionParams>,
         /// Write WLD tables only (no DTW), keeping solved slices in memory at 2 bits a
         /// position instead of 16: for 7 and 8 pieces. `dtb probe` then answers win, loss or
         /// draw, without distance or best move.
@@ -193,9 +201,15 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             out,
             threads,
             zstd_level,
+            zstd,
             wld_only,
             json,
-        } => gen(&variant, pieces, out, threads, zstd_level, wld_only, json),
+        } => {
+            let zstd = zstd
+                .or(zstd_level.map(CompressionParams::level))
+                .unwrap_or(build::ZSTD);
+            gen(&variant, pieces, out, threads, zstd, wld_only, json)
+        }
         Command::Probe {
             variant,
             dir,
@@ -345,13 +359,13 @@ fn gen(
     pieces: u32,
     out: PathBuf,
     threads: Option<u16>,
-    zstd_level: i32,
+    zstd: CompressionParams,
     wld_only: bool,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
     let mut plan = Plan::new(rules, pieces, out)?;
-    plan.zstd_level = zstd_level;
+    plan.zstd = zstd;
     plan.wld_only = wld_only;
     let threads = threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -27,6 +27,151 @@ pub struct TableData<'a> {
     pub sides: Vec<&'a [u16]>,
 }
 
+/// zstd settings for a table's blocks: a level and, optionally, overrides of the advanced
+/// parameters that level sets (for blocks of at most 16 KiB, zstd's own table for small
+/// inputs). Written `LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]`, e.g. `15:strat=7,slog=3`.
+/// Any parameters give a valid zstd frame; readers need nothing to know them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompressionParams {
+    /// The zstd compression level (1 to 22).
+    pub level: i32,
+    /// Strategy, 1 (fast) to 9 (btultra2): `ZSTD_c_strategy`.
+    pub strategy: Option<u32>,
+    /// `ZSTD_c_searchLog`.
+    pub search_log: Option<u32>,
+    /// `ZSTD_c_targetLength`.
+    pub target_length: Option<u32>,
+    /// `ZSTD_c_minMatch`.
+    pub min_match: Option<u32>,
+    /// `ZSTD_c_chainLog`.
+    pub chain_log: Option<u32>,
+    /// `ZSTD_c_hashLog`.
+    pub hash_log: Option<u32>,
+}
+
+impl CompressionParams {
+    /// Level `level` with zstd's own parameters for it.
+    pub const fn level(level: i32) -> CompressionParams {
+        CompressionParams {
+            level,
+            strategy: None,
+            search_log: None,
+            target_length: None,
+            min_match: None,
+            chain_log: None,
+            hash_log: None,
+        }
+    }
+
+    fn fields(&self) -> [(&'static str, Option<u32>); 6] {
+        [
+            ("strat", self.strategy),
+            ("slog", self.search_log),
+            ("tlen", self.target_length),
+            ("mml", self.min_match),
+            ("clog", self.chain_log),
+            ("hlog", self.hash_log),
+        ]
+    }
+
+    /// A compressor with these settings.
+    ///
+    /// # Errors
+    /// zstd's, for a level or parameter out of its range.
+    pub fn compressor(&self) -> io::Result<zstd::bulk::Compressor<'static>> {
+        use zstd::zstd_safe::{CParameter, Strategy};
+        let mut c = zstd::bulk::Compressor::new(self.level)?;
+        if let Some(s) = self.strategy {
+            let strategy = match s {
+                1 => Strategy::ZSTD_fast,
+                2 => Strategy::ZSTD_dfast,
+                3 => Strategy::ZSTD_greedy,
+                4 => Strategy::ZSTD_lazy,
+                5 => Strategy::ZSTD_lazy2,
+                6 => Strategy::ZSTD_btlazy2,
+                7 => Strategy::ZSTD_btopt,
+                8 => Strategy::ZSTD_btultra,
+                9 => Strategy::ZSTD_btultra2,
+                _ => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("zstd strategy {s} is not 1 to 9"),
+                    ))
+                }
+            };
+            c.set_parameter(CParameter::Strategy(strategy))?;
+        }
+        let set = [
+            self.search_log.map(CParameter::SearchLog),
+            self.target_length.map(CParameter::TargetLength),
+            self.min_match.map(CParameter::MinMatch),
+            self.chain_log.map(CParameter::ChainLog),
+            self.hash_log.map(CParameter::HashLog),
+        ];
+        for p in set.into_iter().flatten() {
+            c.set_parameter(p)?;
+        }
+        Ok(c)
+    }
+}
+
+impl std::fmt::Display for CompressionParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.level)?;
+        let mut sep = ':';
+        for (name, v) in self.fields() {
+            if let Some(v) = v {
+                write!(f, "{sep}{name}={v}")?;
+                sep = ',';
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for CompressionParams {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<CompressionParams, String> {
+        let (level, rest) = s.split_once(':').unwrap_or((s, ""));
+        let level: i32 = level
+            .trim()
+            .parse()
+            .map_err(|_| format!("{level:?} is not a zstd level (a whole number, 1 to 22)"))?;
+        if !(1..=22).contains(&level) {
+            return Err(format!("zstd level {level} is not 1 to 22"));
+        }
+        let mut p = CompressionParams::level(level);
+        for item in rest.split(',').filter(|x| !x.trim().is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| format!("{item:?} is not NAME=VALUE"))?;
+            let v: u32 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("{value:?} is not a whole number"))?;
+            let slot = match name.trim() {
+                "strat" => &mut p.strategy,
+                "slog" => &mut p.search_log,
+                "tlen" => &mut p.target_length,
+                "mml" => &mut p.min_match,
+                "clog" => &mut p.chain_log,
+                "hlog" => &mut p.hash_log,
+                other => {
+                    return Err(format!(
+                        "unknown zstd parameter {other:?} (strat, slog, tlen, mml, clog, hlog)"
+                    ))
+                }
+            };
+            *slot = Some(v);
+        }
+        // zstd itself knows each parameter's range: ask it now, not at the first block.
+        p.compressor()
+            .map_err(|e| format!("zstd refuses {s:?}: {e}"))?;
+        Ok(p)
+    }
+}
+
 /// Why a table could not be written. Every message starts with the destination path.
 #[derive(Debug, thiserror::Error)]
 pub enum WriteError {
@@ -144,7 +289,7 @@ fn compress_blocks(
     path: &Path,
     header: &Header,
     data: &TableData,
-    zstd_level: i32,
+    zstd: &CompressionParams,
 ) -> Result<Vec<Vec<u8>>, WriteError> {
     use rayon::prelude::*;
     let block_len = header.block_len as usize;
@@ -158,7 +303,7 @@ fn compress_blocks(
         .par_iter()
         .enumerate()
         .map_init(
-            || zstd::bulk::Compressor::new(zstd_level),
+            || zstd.compressor(),
             |compressor, (i, chunk)| {
                 let block = i as u32;
                 let compressor = compressor.as_mut().map_err(|e| WriteError::Compress {
@@ -274,7 +419,7 @@ fn destination_dir(path: &Path) -> &Path {
 /// Writes the table `data` to `path` atomically and returns the number of bytes written.
 ///
 /// Validates the input (one slice per stored side, each `positions_per_side` long, codes that
-/// fit the width, a valid header), packs and compresses each block with zstd at `zstd_level`,
+/// fit the width, a valid header), packs and compresses each block with zstd under `zstd`,
 /// builds the block table and checksums, writes it all to a temporary file in the directory of
 /// `path`, flushes and fsyncs it, reads it back and verifies every block, and renames it to
 /// `path` (replacing any file there), then fsyncs the directory. On any error the temporary
@@ -282,7 +427,11 @@ fn destination_dir(path: &Path) -> &Path {
 ///
 /// The compressed blocks are held in memory until the file is written (they are much smaller
 /// than the input codes).
-pub fn write_table(path: &Path, data: &TableData, zstd_level: i32) -> Result<u64, WriteError> {
+pub fn write_table(
+    path: &Path,
+    data: &TableData,
+    zstd: &CompressionParams,
+) -> Result<u64, WriteError> {
     let io_err = |action: &'static str| {
         move |source: io::Error| WriteError::Io {
             path: path.to_path_buf(),
@@ -300,7 +449,7 @@ pub fn write_table(path: &Path, data: &TableData, zstd_level: i32) -> Result<u64
     let dir = destination_dir(path);
 
     let mut header = prepare_header(path, data)?;
-    let blocks = compress_blocks(path, &header, data, zstd_level)?;
+    let blocks = compress_blocks(path, &header, data, zstd)?;
     let table = block_table(&header, &blocks);
     let mut crc = crc32fast::Hasher::new();
     crc.update(&table);
@@ -407,6 +556,56 @@ mod tests {
     }
 
     #[test]
+    fn compression_settings_parse_print_and_refuse_what_zstd_refuses() {
+        let p: CompressionParams = "15:strat=7,slog=3,tlen=999".parse().unwrap();
+        assert_eq!(p, crate::build::ZSTD);
+        assert_eq!(p.to_string(), "15:strat=7,slog=3,tlen=999");
+        assert_eq!(
+            "9".parse::<CompressionParams>(),
+            Ok(CompressionParams::level(9))
+        );
+        assert_eq!(CompressionParams::level(9).to_string(), "9");
+        for bad in [
+            "",
+            "x",
+            "0",
+            "23",
+            "15:",
+            "15:slog",
+            "15:slog=x",
+            "15:foo=1",
+            "15:strat=0",
+            "15:strat=10",
+            "15:slog=99",
+            "-3",
+        ] {
+            if bad == "15:" {
+                // An empty override list is the level alone.
+                assert_eq!(
+                    bad.parse::<CompressionParams>(),
+                    Ok(CompressionParams::level(15))
+                );
+                continue;
+            }
+            assert!(
+                bad.parse::<CompressionParams>().is_err(),
+                "{bad:?} accepted"
+            );
+        }
+        // The settings change the bytes, never what a reader gets back.
+        let raw: Vec<u8> = (0..16384u32).map(|i| (i * i / 7 % 5) as u8).collect();
+        let a = p.compressor().unwrap().compress(&raw).unwrap();
+        let b = CompressionParams::level(15)
+            .compressor()
+            .unwrap()
+            .compress(&raw)
+            .unwrap();
+        for c in [a, b] {
+            assert_eq!(zstd::bulk::decompress(&c, raw.len()).unwrap(), raw);
+        }
+    }
+
+    #[test]
     fn round_trip_every_kind() {
         let dir = tempfile::tempdir().unwrap();
         let mut rng = Rng(0x1234_5678);
@@ -427,7 +626,7 @@ mod tests {
                 header: h.clone(),
                 sides: vec![&white, &black],
             };
-            let written = write_table(&path, &data, 3).unwrap();
+            let written = write_table(&path, &data, &CompressionParams::level(3)).unwrap();
             assert_eq!(written, std::fs::metadata(&path).unwrap().len());
 
             let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 20))).unwrap();
@@ -470,7 +669,7 @@ mod tests {
             header: header(ValueKind::Wld, 2, 2, 5, 2),
             sides: vec![&black],
         };
-        write_table(&path, &data, 1).unwrap();
+        write_table(&path, &data, &CompressionParams::level(1)).unwrap();
         let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
         assert_eq!(t.header().block_count, 3);
         assert!(matches!(
@@ -493,7 +692,7 @@ mod tests {
             header: header(ValueKind::Dtw, 8, 1, 8, 3),
             sides: vec![&white],
         };
-        let written = write_table(&path, &data, 19).unwrap();
+        let written = write_table(&path, &data, &CompressionParams::level(19)).unwrap();
         let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
         assert_eq!(t.compressed_len(), written);
         assert_eq!(t.header().max_plies, 6);
@@ -529,7 +728,7 @@ mod tests {
         let mut three = vec![0u16; 10];
         three[4] = 3;
         let check = |data: TableData, needle: &str| {
-            let e = write_table(&path, &data, 3).unwrap_err();
+            let e = write_table(&path, &data, &CompressionParams::level(3)).unwrap_err();
             assert!(matches!(e, WriteError::Invalid { .. }), "{e:?}");
             let msg = e.to_string();
             assert!(msg.starts_with(&path.display().to_string()), "{msg}");
@@ -607,7 +806,7 @@ mod tests {
             header: header(ValueKind::Wld, 2, 1, 4, 4),
             sides: vec![&w],
         };
-        let e = write_table(&path, &data, 3).unwrap_err();
+        let e = write_table(&path, &data, &CompressionParams::level(3)).unwrap_err();
         assert!(
             matches!(&e, WriteError::Io { source, .. } if source.kind() == io::ErrorKind::NotFound),
             "{e:?}"
@@ -629,7 +828,7 @@ mod tests {
             header: header(ValueKind::Dtw, 16, 3, 900, 128),
             sides: vec![&w, &b],
         };
-        write_table(&path, &data, 3).unwrap();
+        write_table(&path, &data, &CompressionParams::level(3)).unwrap();
         let good = std::fs::read(&path).unwrap();
         let bad_path = dir.path().join("bad.dtw");
         for at in (0..good.len()).step_by(good.len() / 97 + 1) {

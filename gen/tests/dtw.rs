@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use dtb_gen::build::{self, Plan, Quiet};
-use dtb_gen::write::{write_table, TableData};
+use dtb_gen::write::{write_table, CompressionParams, TableData};
 use dtb_probe::format::{unpack_value, ValueKind};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::movegen::has_capture;
@@ -190,7 +190,7 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
         header: h,
         sides: sides.iter().map(|v| v.as_slice()).collect(),
     };
-    write_table(&path, &data, 3).unwrap();
+    write_table(&path, &data, &CompressionParams::level(3)).unwrap();
     let out = dtb(&["verify", "--dir", bad.path().to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -293,7 +293,7 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
         header: h,
         sides: sides.iter().map(|v| v.as_slice()).collect(),
     };
-    write_table(&path, &data, 3).unwrap();
+    write_table(&path, &data, &CompressionParams::level(3)).unwrap();
     let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
@@ -382,7 +382,7 @@ fn a_table_of_the_wrong_size_is_rebuilt_not_loaded() {
         header: h,
         sides: sides.iter().map(|v| v.as_slice()).collect(),
     };
-    write_table(&path, &data, 3).unwrap();
+    write_table(&path, &data, &CompressionParams::level(3)).unwrap();
     let stats = build::run(&plan, &Quiet).unwrap();
     let again: Vec<_> = stats
         .iter()

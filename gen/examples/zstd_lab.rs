@@ -1,0 +1,87 @@
+//! zstd parameter experiments (docs/PERFORMANCE.md, "Compression"): reads every WLD table in
+//! DIR, decompresses its blocks and compresses them again under each parameter set given,
+//! on all threads, and prints per set the total bytes, bits per stored position and the
+//! seconds spent compressing. The blocks are those the tables hold, so the don't-care fill and
+//! block length are the writer's.
+//!
+//! `cargo run --release -p dtb-gen --example zstd_lab -- DIR 15 15:strat=7,slog=3 ...`
+//!
+//! A set is a level, optionally followed by `:` and comma-separated overrides of zstd's
+//! advanced parameters: `strat` (1 fast .. 9 btultra2), `slog` (search log), `tlen` (target
+//! length), `mml` (minimum match length), `clog` (chain log), `hlog` (hash log).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use dtb_gen::write::CompressionParams;
+use dtb_probe::table::{BlockCache, TableFile};
+use rayon::prelude::*;
+
+fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("zstd_lab: error: {message}");
+    std::process::exit(2);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((dir, specs)) = args.split_first() else {
+        eprintln!("usage: zstd_lab DIR LEVEL[:PARAM=V,...]...");
+        std::process::exit(2);
+    };
+    let sets: Vec<CompressionParams> = specs
+        .iter()
+        .map(|s| s.parse().unwrap_or_else(|e| fail(format!("{s:?}: {e}"))))
+        .collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| fail(format!("{dir}: {e}")))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "wld"))
+        .collect();
+    paths.sort();
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    let mut positions = 0u64;
+    let mut stored_bytes = 0u64;
+    for p in &paths {
+        let t = TableFile::open(Path::new(p), cache.clone())
+            .unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+        let h = t.header();
+        positions += h.positions_per_side * u64::from(h.stored_side_count());
+        stored_bytes += t.compressed_len();
+        for b in 0..h.block_count {
+            let raw = t
+                .read_block(b)
+                .unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+            blocks.push(raw.to_vec());
+        }
+        cache.clear();
+    }
+    let raw: usize = blocks.iter().map(Vec::len).sum();
+    println!(
+        "{} files, {} blocks, {} raw bytes, {} positions, {} bytes as stored ({:.4} bits/position)",
+        paths.len(),
+        blocks.len(),
+        raw,
+        positions,
+        stored_bytes,
+        stored_bytes as f64 * 8.0 / positions as f64
+    );
+    for set in &sets {
+        let t = Instant::now();
+        let bytes: usize = blocks
+            .par_iter()
+            .map_init(
+                || set.compressor().unwrap_or_else(|e| fail(e)),
+                |c, b| c.compress(b).unwrap_or_else(|e| fail(e)).len(),
+            )
+            .sum();
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{set}: {bytes} bytes (blocks only), {:.4} bits/position, {secs:.2} s on {} threads, {:.2} MB/s/thread",
+            bytes as f64 * 8.0 / positions as f64,
+            rayon::current_num_threads(),
+            raw as f64 / secs / rayon::current_num_threads() as f64 / 1e6
+        );
+    }
+}
