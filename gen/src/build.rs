@@ -34,10 +34,10 @@ pub const ZSTD: CompressionParams = CompressionParams {
     ..CompressionParams::level(15)
 };
 /// Bytes of working memory per position (side to move counted) while solving a slice of kings
-/// only with the whole-slice solver: state (2), successor counter (1), exit bits (2), true
-/// values (2), stored codes (2), WLD codes while writing (2), and the per-level lists (8, in
-/// the worst case every position once).
-pub const SOLVE_BYTES_PER_POSITION: u64 = 19;
+/// only, whose one men group is solved whole: the group's cells (value, exit bits, counter:
+/// 6), its kings placements (16 a placement: 8), the per-level lists (4 a position, at worst
+/// 8), the slice's values (2) and capture bits; rounded up.
+pub const SOLVE_BYTES_PER_POSITION: u64 = 24;
 /// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), and
 /// either the results of one advancement's groups before they are merged (at most 2 + 1)
 /// or, later, a copy of the codes as WLD while writing (2, not in a WLD-only build); rounded

@@ -210,9 +210,9 @@ fn level_code(level: usize) -> u16 {
 /// Solve slice `material` (both sides to move) under `rules`, looking up other slices in
 /// `src`. `progress` is called with positions done (at most `2 * 2 * size` in all).
 ///
-/// Slices with men are solved one men placement at a time ([`solve_slice_grouped`]); slices
-/// of kings only, which have a single such group, by the whole-slice parallel solver
-/// ([`solve_slice_global`]). Both give the same values (tested).
+/// Slices are solved one men placement at a time ([`solve_slice_grouped`]); a slice of kings
+/// only is one such group, whose positions are classified on every thread.
+/// [`solve_slice_global`], the whole-slice solver, gives the same values (tested).
 ///
 /// # Errors
 /// [`SolveError`]: a look-up of another slice failed, or a distance does not fit.
@@ -222,11 +222,7 @@ pub fn solve_slice(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedSlice, SolveError<Missing>> {
-    if material.men() == 0 {
-        solve_slice_global(rules, src, material, progress)
-    } else {
-        solve_slice_grouped(rules, src, material, progress)
-    }
+    solve_slice_grouped(rules, src, material, progress)
 }
 
 /// The whole-slice solver: every position of both sides in shared atomic cells, each level
@@ -519,6 +515,9 @@ pub fn solve_slice_grouped(
     let mut max_plies = 0u16;
     let mut levels = 0usize;
     for level_groups in by_potential.iter().rev() {
+        // A group alone in its round (the one group of a slice of kings only) classifies
+        // its positions on every thread.
+        let alone = level_groups.len() == 1;
         let results: Result<Vec<GroupResult>, SolveError<Missing>> = level_groups
             .par_iter()
             .map(|&grp| {
@@ -536,7 +535,7 @@ pub fn solve_slice_grouped(
                         (&mut fresh, false)
                     }
                 };
-                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, sc);
+                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, sc, alone);
                 // Progress in batches: a men-only slice has millions of groups of a few
                 // positions, and each report is an atomic add and a clock read.
                 sc.unreported += 4 * k;
@@ -688,6 +687,161 @@ fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
     lists[level].push(l);
 }
 
+/// Positions of a group's init pass classified per parallel chunk (a group alone in its
+/// round, see [`solve_group`]). Small in unit tests, so that the solver agreement test
+/// takes the chunked path on the small slices it solves.
+const INIT_CHUNK: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
+
+/// What classifying one position of a men group needs: the slice's context and the group's
+/// man moves. Shared by the threads of a parallel init pass.
+struct GroupInit<'a> {
+    rules: &'a Rules,
+    src: &'a Store,
+    material: Material,
+    ix: &'a SliceIndex,
+    steps: &'a Steps,
+    slice: &'a Shared,
+    man_moves: &'a [ManMove],
+    first_move: &'a [u8; 64],
+    dec: &'a dtb_probe::index::GroupDecoder,
+    group_men: u64,
+}
+
+impl GroupInit<'_> {
+    /// What the position with kings `wk`, `bk` and `side` to move learns from its moves.
+    /// A position without a capture is classified without a move list: king moves stay in
+    /// the group (counted), man moves lead to solved groups or, crowning, to other slices.
+    #[inline]
+    fn start(
+        &self,
+        wk: u64,
+        bk: u64,
+        side: Color,
+        moves: &mut Vec<dtb_probe::movegen::Move>,
+        after: &mut Vec<Position>,
+        look: &mut Lookups,
+    ) -> Result<Start, SolveError<Missing>> {
+        let GroupInit {
+            rules,
+            src,
+            material,
+            ix,
+            steps,
+            slice,
+            man_moves,
+            first_move,
+            dec,
+            group_men,
+        } = *self;
+        let g = rules.geometry();
+        let pos = dec.with_kings(wk, bk, side);
+        let has_capture = has_capture(rules, &pos);
+        Ok(
+            if has_capture && rules.capture_compulsory && single_jumps(rules, &pos, after) {
+                // Single jumps only: every one leaves the slice, and there is at least one.
+                let mut exits = Exits::default();
+                for succ in after.iter() {
+                    exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
+                }
+                exits.finish(true)
+            } else if has_capture {
+                legal_moves(rules, &pos, Counting::Unique, moves);
+                classify(rules, &pos, moves, |succ| {
+                    if succ.material() != material {
+                        src.value(succ, look).map(Some)
+                    } else if succ.occupied() & !succ.kings() == group_men {
+                        Ok(None) // a king move: same men, same group
+                    } else {
+                        Ok(Some(
+                            slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
+                                .load(Relaxed),
+                        ))
+                    }
+                })
+                .map_err(SolveError::Lookup)?
+            } else {
+                let occ = pos.occupied();
+                let own = pos.pieces(side);
+                let mut exits = Exits::default();
+                let mut any = false;
+                let mut ks = own & pos.kings();
+                while ks != 0 {
+                    let sq = ks.trailing_zeros() as u8;
+                    ks &= ks - 1;
+                    exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
+                }
+                any |= exits.inside != 0;
+                let mut men = own & !pos.kings();
+                while men != 0 {
+                    let sq = men.trailing_zeros() as u8;
+                    men &= men - 1;
+                    let mut to = steps.fwd[side.index()][sq as usize] & !occ;
+                    while to != 0 {
+                        let t = to.trailing_zeros() as u8;
+                        to &= to - 1;
+                        any = true;
+                        let c = match man_moves[first_move[sq as usize] as usize..]
+                            .iter()
+                            .take_while(|m| m.from == sq)
+                            .find(|m| m.to == t)
+                        {
+                            Some(m) => slice.values[side.opponent().index()]
+                                [(m.start + m.rank.rank(wk, bk)) as usize]
+                                .load(Relaxed),
+                            // A crowning: the successor lies in another slice.
+                            None => src
+                                .value(&pos.after_quiet_move(g, sq, t), look)
+                                .map_err(SolveError::Lookup)?,
+                        };
+                        exits.add(c);
+                    }
+                }
+                if any {
+                    exits.finish(false)
+                } else {
+                    Start::Known {
+                        code: blocked_code(rules),
+                        capture: false,
+                    }
+                }
+            },
+        )
+    }
+}
+
+/// Enters what the init pass learnt of position `l` into its cell and the level lists.
+#[inline]
+fn record(
+    st: Start,
+    cell: &mut Cell,
+    l: u32,
+    frontier: &mut Vec<Vec<u32>>,
+    cands: &mut Vec<Vec<u32>>,
+) {
+    match st {
+        Start::Known { code, capture } => {
+            cell.val = code;
+            if capture {
+                cell.aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
+            }
+            if code != DRAW {
+                put(frontier, (code - 1) as usize, l);
+            }
+        }
+        Start::Open {
+            inside,
+            aux,
+            win_exit,
+        } => {
+            cell.cnt = inside;
+            cell.aux = aux;
+            if let Some(w) = win_exit {
+                put(cands, (w - 1) as usize, l);
+            }
+        }
+    }
+}
+
 /// Solve one men group and write its values and capture flags into `slice`, which holds the
 /// final values of every group of higher potential.
 /// (Eight arguments: the slice's fixed context and the worker's buffers, passed separately so
@@ -707,6 +861,7 @@ fn solve_group(
     grp: u64,
     slice: &Shared,
     sc: &mut Scratch,
+    parallel: bool,
 ) -> Result<GroupResult, SolveError<Missing>> {
     const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
@@ -775,102 +930,68 @@ fn solve_group(
     }
 
     // Initialise.
-    for (li, (wk, bk)) in dec.kings_from(0).enumerate() {
-        kings.push((wk, bk));
-        for side in [Color::White, Color::Black] {
-            let l = li + side.index() * kk;
-            let pos = dec.with_kings(wk, bk, side);
-            let has_capture = has_capture(rules, &pos);
-            let start =
-                if has_capture && rules.capture_compulsory && single_jumps(rules, &pos, after) {
-                    // Single jumps only: every one leaves the slice, and there is at least one.
-                    let mut exits = Exits::default();
-                    for succ in after.iter() {
-                        exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
-                    }
-                    exits.finish(true)
-                } else if has_capture {
-                    legal_moves(rules, &pos, Counting::Unique, moves);
-                    classify(rules, &pos, moves, |succ| {
-                        if succ.material() != material {
-                            src.value(succ, look).map(Some)
-                        } else if succ.occupied() & !succ.kings() == group_men {
-                            Ok(None) // a king move: same men, same group
-                        } else {
-                            Ok(Some(
-                                slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
-                                    .load(Relaxed),
-                            ))
-                        }
-                    })
-                    .map_err(SolveError::Lookup)?
-                } else {
-                    let occ = pos.occupied();
-                    let own = pos.pieces(side);
-                    let mut exits = Exits::default();
-                    let mut any = false;
-                    let mut ks = own & pos.kings();
-                    while ks != 0 {
-                        let sq = ks.trailing_zeros() as u8;
-                        ks &= ks - 1;
-                        exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
-                    }
-                    any |= exits.inside != 0;
-                    let mut men = own & !pos.kings();
-                    while men != 0 {
-                        let sq = men.trailing_zeros() as u8;
-                        men &= men - 1;
-                        let mut to = steps.fwd[side.index()][sq as usize] & !occ;
-                        while to != 0 {
-                            let t = to.trailing_zeros() as u8;
-                            to &= to - 1;
-                            any = true;
-                            let c = match man_moves[first_move[sq as usize] as usize..]
-                                .iter()
-                                .take_while(|m| m.from == sq)
-                                .find(|m| m.to == t)
-                            {
-                                Some(m) => slice.values[side.opponent().index()]
-                                    [(m.start + m.rank.rank(wk, bk)) as usize]
-                                    .load(Relaxed),
-                                // A crowning: the successor lies in another slice.
-                                None => src
-                                    .value(&pos.after_quiet_move(g, sq, t), look)
-                                    .map_err(SolveError::Lookup)?,
-                            };
-                            exits.add(c);
+    let ctx = GroupInit {
+        rules,
+        src,
+        material,
+        ix,
+        steps,
+        slice,
+        man_moves,
+        first_move: &first_move,
+        dec: &dec,
+        group_men,
+    };
+    if parallel && kk >= 2 * INIT_CHUNK {
+        // One large group alone in its round (a slice of kings only): its positions are
+        // classified in chunks on every thread, each chunk into its own lists, merged after.
+        kings.resize(kk, (0, 0));
+        let (white, black) = cells.split_at_mut(kk);
+        type Lists = (Vec<Vec<u32>>, Vec<Vec<u32>>);
+        let parts: Result<Vec<Lists>, SolveError<Missing>> = white
+            .par_chunks_mut(INIT_CHUNK)
+            .zip(black.par_chunks_mut(INIT_CHUNK))
+            .zip(kings.par_chunks_mut(INIT_CHUNK))
+            .enumerate()
+            .map_init(
+                || (Vec::new(), Vec::new(), Lookups::default()),
+                |(moves, after, look), (c, ((white, black), ks))| {
+                    let first = c * INIT_CHUNK;
+                    let (mut fr, mut ca) = (Vec::new(), Vec::new());
+                    let placements = dec.kings_from(first as u64).take(ks.len());
+                    for (j, (wk, bk)) in placements.enumerate() {
+                        ks[j] = (wk, bk);
+                        for (side, cell) in
+                            [(Color::White, &mut white[j]), (Color::Black, &mut black[j])]
+                        {
+                            let st = ctx.start(wk, bk, side, moves, after, look)?;
+                            let l = first + j + side.index() * kk;
+                            record(st, cell, l as u32, &mut fr, &mut ca);
                         }
                     }
-                    if any {
-                        exits.finish(false)
-                    } else {
-                        Start::Known {
-                            code: blocked_code(rules),
-                            capture: false,
-                        }
-                    }
-                };
-            match start {
-                Start::Known { code, capture: c } => {
-                    cells[l].val = code;
-                    if c {
-                        cells[l].aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
-                    }
-                    if code != DRAW {
-                        put(frontier, (code - 1) as usize, l as u32);
-                    }
+                    Ok((fr, ca))
+                },
+            )
+            .collect();
+        for (fr, ca) in parts? {
+            for (level, list) in fr.into_iter().enumerate() {
+                for l in list {
+                    put(frontier, level, l);
                 }
-                Start::Open {
-                    inside,
-                    aux: a,
-                    win_exit,
-                } => {
-                    cells[l].cnt = inside;
-                    cells[l].aux = a;
-                    if let Some(w) = win_exit {
-                        put(cands, (w - 1) as usize, l as u32);
-                    }
+            }
+            for (level, list) in ca.into_iter().enumerate() {
+                for l in list {
+                    put(cands, level, l);
                 }
+            }
+        }
+    } else {
+        for (li, (wk, bk)) in dec.kings_from(0).enumerate() {
+            kings.push((wk, bk));
+            for side in [Color::White, Color::Black] {
+                let l = li + side.index() * kk;
+                let st = ctx.start(wk, bk, side, moves, after, look)?;
+                record(st, &mut cells[l], l as u32, frontier, cands);
             }
         }
     }
