@@ -642,7 +642,7 @@ fn dir_with_foreign_rules() -> tempfile::TempDir {
             header,
             sides: vec![&values],
         },
-        3,
+        &dtb_gen::write::CompressionParams::level(3),
     )
     .unwrap();
     tmp
