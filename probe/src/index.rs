@@ -425,7 +425,9 @@ pub struct SliceIndex {
     j_offset: [u64; 11],
     /// Number of white-king-and-black-king placements per men placement.
     king_block: u64,
-    /// `j_offset[j] / king_block`: the first men group with j white men on the home row.
+    /// The first men group with j white men on the home row (`j_offset[j] / king_block`,
+    /// counted without a division: `king_block` is 0 for a slice with more pieces than
+    /// squares); `j_group[10]` is the number of men groups.
     j_group: [u64; 11],
     /// Black kings placements per white kings placement.
     bk_n: u64,
@@ -449,17 +451,22 @@ impl SliceIndex {
         let free_after_men = s.saturating_sub(wm + bm);
         let king_block = binom(free_after_men, wk) * binom(free_after_men.saturating_sub(wk), bk);
         let mut j_offset = [0u64; 11];
+        let mut j_group = [0u64; 11];
         let mut acc = 0u64;
+        let mut groups = 0u64;
         for j in 0..=half.min(wm) {
             j_offset[j as usize] = acc;
+            j_group[j as usize] = groups;
             let mid = wm - j;
             let black = binom(s - half - mid, bm);
-            acc += binom(half, j) * binom(mid_n, mid) * black * king_block;
+            let men_placements = binom(half, j) * binom(mid_n, mid) * black;
+            groups += men_placements;
+            acc += men_placements * king_block;
         }
         for j in (half.min(wm) + 1)..11 {
             j_offset[j as usize] = acc;
+            j_group[j as usize] = groups;
         }
-        let j_group = j_offset.map(|o| o / king_block);
         SliceIndex {
             material,
             g,
@@ -581,7 +588,12 @@ impl SliceIndex {
 
     /// Number of men placements (men groups): `size / kings_per_group`.
     pub fn men_groups(&self) -> u64 {
-        self.size / self.king_block
+        // No kings placement fits (more pieces than squares): no positions, no groups.
+        if self.king_block == 0 {
+            0
+        } else {
+            self.j_group[10]
+        }
     }
 
     /// A fast decoder of the kings of men group `group`.
@@ -806,6 +818,14 @@ mod tests {
             }
         }
         assert!(checked > 500_000, "{checked}");
+    }
+
+    #[test]
+    fn a_slice_with_more_pieces_than_squares_is_empty() {
+        // Such names parse (`english-9999`); indexing them must not divide by zero.
+        let m = Material::parse("9999").unwrap();
+        let ix = SliceIndex::new(m, &GEOMETRY_8);
+        assert_eq!((ix.size(), ix.men_groups()), (0, 0));
     }
 
     #[test]
