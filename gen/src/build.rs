@@ -24,7 +24,8 @@ pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
 /// zstd settings of both kinds of files: level 15 (English 2-5 measured: level 15 writes in
 /// about half the time of 19 for 0.4% more WLD bytes; level 9 is 9% larger), with the
-/// optimal parser of `btopt` instead of level 15's `btultra`, search log 3 and target length
+/// optimal parser of `btopt` instead of `btultra` (level 15's for blocks of 16 KiB or less),
+/// search log 3 and target length
 /// 999. English 2-6 WLD blocks (`examples/zstd_lab.rs`): 2.3x faster to compress than plain
 /// level 15 (9.7 s against 22.2 s on two threads) for 1.0% more bytes.
 pub const ZSTD: CompressionParams = CompressionParams {
@@ -36,8 +37,9 @@ pub const ZSTD: CompressionParams = CompressionParams {
 /// Bytes of working memory per position (side to move counted) while solving a slice of kings
 /// only, whose one men group is solved whole: the group's cells (value, exit bits, counter:
 /// 6), its kings placements (16 a placement: 8), the per-level lists (4 a position, at worst
-/// 8), the slice's values (2) and capture bits; rounded up.
-pub const SOLVE_BYTES_PER_POSITION: u64 = 24;
+/// 8, and the parallel init pass's per-chunk lists before they are merged), the slice's
+/// values (2) and capture bits: about 24, with a margin.
+pub const SOLVE_BYTES_PER_POSITION: u64 = 28;
 /// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), and
 /// either the results of one advancement's groups before they are merged (at most 2 + 1)
 /// or, later, a copy of the codes as WLD while writing (2, not in a WLD-only build); rounded

@@ -1,7 +1,10 @@
 //! The retrograde solver: exact distance-to-win (DTW, plies) for every position of one slice,
 //! both sides to move, given the values of every slice its captures and promotions lead to.
 //!
-//! Phases:
+//! Builds use the grouped solver ([`solve_slice_grouped`]: one men placement at a time, see
+//! there). The whole-slice solver ([`solve_slice_global`]), described here, is its
+//! independent check in tests and takes the slices of kings only too large for the grouped
+//! one. Phases:
 //! 1. **Initialise** (parallel over index chunks): every position's legal moves. Terminal
 //!    positions, capture positions (all successors are in solved slices) and positions with no
 //!    move that stays in the slice are resolved at once. The others count their in-slice
@@ -92,6 +95,9 @@ pub enum SolveError<E: std::error::Error + 'static> {
     Lookup(#[source] E),
     #[error("distance overflow in slice {0}: more than 8191 plies")]
     TooDeep(Material),
+    /// A men group has more positions than the grouped solver numbers in 32 bits.
+    #[error("slice {0} has men groups of more than 2^31 king placements, too large to solve")]
+    GroupTooLarge(Material),
 }
 
 /// What the first phase learns of one position from its legal moves.
@@ -211,8 +217,9 @@ fn level_code(level: usize) -> u16 {
 /// `src`. `progress` is called with positions done (at most `2 * 2 * size` in all).
 ///
 /// Slices are solved one men placement at a time ([`solve_slice_grouped`]); a slice of kings
-/// only is one such group, whose positions are classified on every thread.
-/// [`solve_slice_global`], the whole-slice solver, gives the same values (tested).
+/// only is one such group, whose positions are classified on every thread (its propagation
+/// runs on one). [`solve_slice_global`], the whole-slice solver, gives the same values
+/// (tested) and takes the slices of kings only whose group is too large to number in 32 bits.
 ///
 /// # Errors
 /// [`SolveError`]: a look-up of another slice failed, or a distance does not fit.
@@ -448,6 +455,8 @@ struct GroupResult {
     counts: [[u64; 3]; 2],
     max_plies: u16,
     levels: usize,
+    /// Progress units the group reported itself (a parallel init pass).
+    reported: u64,
 }
 
 /// Potential of a men placement: rows advanced, summed over every man. A quiet man move raises
@@ -474,7 +483,9 @@ fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
 /// side). Only king moves stay in a group; man moves lead to groups of higher
 /// [`potential`], already solved. So groups are solved from the highest potential down, the
 /// groups of one potential in parallel, each single-threaded in small arrays that stay in
-/// cache, with man moves looked up as exits.
+/// cache, with man moves looked up as exits. A large group alone in its round (the one group
+/// of a slice of kings only) classifies its positions on every thread; its propagation stays
+/// on one.
 ///
 /// # Errors
 /// As [`solve_slice`].
@@ -488,6 +499,15 @@ pub fn solve_slice_grouped(
     let ix = SliceIndex::new(material, geo);
     let n = ix.size();
     let k = ix.kings_per_group();
+    // A group's positions are numbered in 32 bits (both sides: 2k of them). Only 10x10
+    // slices of 8 pieces or more come near: kings only there go to the whole-slice solver.
+    if 2 * k > u64::from(u32::MAX) {
+        return if material.men() == 0 {
+            solve_slice_global(rules, src, material, progress)
+        } else {
+            Err(SolveError::GroupTooLarge(material))
+        };
+    }
     let groups = ix.men_groups();
     let mut by_potential: Vec<Vec<u64>> = Vec::new();
     for grp in 0..groups {
@@ -535,10 +555,21 @@ pub fn solve_slice_grouped(
                         (&mut fresh, false)
                     }
                 };
-                let r = solve_group(rules, src, material, &ix, &steps, grp, &slice, sc, alone);
+                let r = solve_group(
+                    rules,
+                    src,
+                    material,
+                    &ix,
+                    &steps,
+                    grp,
+                    &slice,
+                    sc,
+                    alone.then_some(progress),
+                );
                 // Progress in batches: a men-only slice has millions of groups of a few
-                // positions, and each report is an atomic add and a clock read.
-                sc.unreported += 4 * k;
+                // positions, and each report is an atomic add and a clock read. A group
+                // alone in its round has reported its init pass already.
+                sc.unreported += 4 * k - r.as_ref().map_or(0, |r| r.reported);
                 if sc.unreported >= PROGRESS_BATCH || !pooled {
                     progress(std::mem::take(&mut sc.unreported));
                 }
@@ -844,8 +875,9 @@ fn record(
 
 /// Solve one men group and write its values and capture flags into `slice`, which holds the
 /// final values of every group of higher potential.
-/// (Eight arguments: the slice's fixed context and the worker's buffers, passed separately so
-/// the hot loop sees plain references.)
+/// (Nine arguments: the slice's fixed context, the worker's buffers and, for a group alone in
+/// its round, the progress callback of a parallel init pass; passed separately so the hot
+/// loop sees plain references.)
 ///
 /// A position without a capture is classified without a move list: its king moves stay in
 /// the group (counted), its man moves lead to solved groups or, crowning, to other slices.
@@ -861,7 +893,7 @@ fn solve_group(
     grp: u64,
     slice: &Shared,
     sc: &mut Scratch,
-    parallel: bool,
+    parallel: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<GroupResult, SolveError<Missing>> {
     const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
@@ -942,9 +974,13 @@ fn solve_group(
         dec: &dec,
         group_men,
     };
-    if parallel && kk >= 2 * INIT_CHUNK {
+    let mut reported = 0;
+    if let Some(progress) = parallel.filter(|_| kk >= 2 * INIT_CHUNK) {
         // One large group alone in its round (a slice of kings only): its positions are
         // classified in chunks on every thread, each chunk into its own lists, merged after.
+        // Each chunk reports its progress (the propagation that follows is reported when the
+        // group is done).
+        reported = 2 * kk as u64;
         kings.resize(kk, (0, 0));
         let (white, black) = cells.split_at_mut(kk);
         type Lists = (Vec<Vec<u32>>, Vec<Vec<u32>>);
@@ -969,6 +1005,7 @@ fn solve_group(
                             record(st, cell, l as u32, &mut fr, &mut ca);
                         }
                     }
+                    progress(2 * ks.len() as u64);
                     Ok((fr, ca))
                 },
             )
@@ -1101,6 +1138,7 @@ fn solve_group(
         counts,
         max_plies,
         levels,
+        reported,
     })
 }
 
