@@ -28,9 +28,10 @@ pub struct TableData<'a> {
 }
 
 /// zstd settings for a table's blocks: a level and, optionally, overrides of the advanced
-/// parameters that level sets (for blocks of at most 16 KiB, zstd's own table for small
-/// inputs). Written `LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]`, e.g. `15:strat=7,slog=3`.
-/// Any parameters give a valid zstd frame; readers need nothing to know them.
+/// parameters that level sets (zstd picks them by level and block size). Written
+/// `LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]`, e.g. `15:strat=7,slog=3`, each name
+/// at most once; 0 leaves a parameter at the level's choice. Any parameters give a valid
+/// zstd frame; readers need nothing to know them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CompressionParams {
     /// The zstd compression level (1 to 22).
@@ -142,7 +143,9 @@ impl std::str::FromStr for CompressionParams {
             return Err(format!("zstd level {level} is not 1 to 22"));
         }
         let mut p = CompressionParams::level(level);
-        for item in rest.split(',').filter(|x| !x.trim().is_empty()) {
+        // "15:" is the level alone; otherwise every item must be NAME=VALUE.
+        let items = rest.split(',').filter(|_| !rest.trim().is_empty());
+        for item in items {
             let (name, value) = item
                 .split_once('=')
                 .ok_or_else(|| format!("{item:?} is not NAME=VALUE"))?;
@@ -163,7 +166,9 @@ impl std::str::FromStr for CompressionParams {
                     ))
                 }
             };
-            *slot = Some(v);
+            if slot.replace(v).is_some() {
+                return Err(format!("zstd parameter {:?} given twice", name.trim()));
+            }
         }
         // zstd itself knows each parameter's range: ask it now, not at the first block.
         p.compressor()

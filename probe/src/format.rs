@@ -1079,6 +1079,31 @@ mod tests {
     }
 
     #[test]
+    fn every_quad_and_remainder_of_2_bit_codes_packs_as_specified() {
+        // All 81 quads of codes 0..=2 in a row, then each remainder length 1..=3.
+        let quads: Vec<u16> = (0..81u16)
+            .flat_map(|q| [q % 3, q / 3 % 3, q / 9 % 3, q / 27 % 3])
+            .collect();
+        for extra in 0..4 {
+            let codes: Vec<u16> = quads
+                .iter()
+                .copied()
+                .chain((0..extra).map(|e| 2 - e % 3))
+                .collect();
+            let raw = pack_values(2, &codes).unwrap();
+            assert_eq!(raw.len(), codes.len().div_ceil(4));
+            for (j, &c) in codes.iter().enumerate() {
+                let bits = u16::from(raw[j / 4] >> (2 * (j % 4)) & 3);
+                assert_eq!(bits, c, "value {j} of {}", codes.len());
+            }
+            // Bits past the last value are zero.
+            if codes.len() % 4 != 0 {
+                assert_eq!(raw[raw.len() - 1] >> (2 * (codes.len() % 4)), 0);
+            }
+        }
+    }
+
+    #[test]
     fn pack_unpack() {
         let codes: Vec<u16> = (0..1003).map(|i| (i * 7 % 3) as u16).collect();
         let raw = pack_values(2, &codes).unwrap();
