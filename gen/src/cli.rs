@@ -320,12 +320,22 @@ fn slice_text(s: &SliceStats) -> String {
         s.counts[0],
         s.counts[1],
         s.counts[2],
-        s.max_plies,
+        longest(s.max_plies, s.dtw_bytes == 0 && s.counts[0] > 0),
         status,
         s.wld_bytes,
         bits_per_position(s.wld_bytes, s.positions),
         s.dtw_bytes
     )
+}
+
+/// The longest distance for text output: "?" where it is not known (WLD tables alone record
+/// 0, FORMAT.md) although the slice has wins, so at least one distance of a ply or more.
+fn longest(max_plies: u16, wld_only: bool) -> String {
+    if wld_only && max_plies == 0 {
+        "?".to_string()
+    } else {
+        max_plies.to_string()
+    }
 }
 
 fn slice_json(s: &SliceStats) -> serde_json::Value {
@@ -875,7 +885,8 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             outln!(
                 "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos",
                 p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-                m, h.kind.extension(), positions, c[0], c[1], c[2], h.max_plies, t.compressed_len(), bits
+                m, h.kind.extension(), positions, c[0], c[1], c[2],
+                longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits
             );
         }
     }

@@ -577,6 +577,62 @@ fn gen_output_does_not_depend_on_thread_count() {
     }
 }
 
+/// The decompressed blocks of every table file in `dir`, by file name.
+fn decompressed(dir: &Path) -> BTreeMap<String, Vec<Vec<u8>>> {
+    use dtb_probe::table::{BlockCache, TableFile};
+    let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
+    table_files(dir)
+        .into_keys()
+        .map(|name| {
+            let t = TableFile::open(&dir.join(&name), cache.clone()).unwrap();
+            let blocks = (0..t.header().block_count)
+                .map(|b| t.read_block(b).unwrap().to_vec())
+                .collect();
+            (name, blocks)
+        })
+        .collect()
+}
+
+/// zstd settings change a file's bytes, never what a reader gets: 2-3 built with `--zstd 3`,
+/// `--zstd 19:strat=9` and `--zstd-level 1` decompress to exactly the blocks of the default
+/// build (the 4-piece fixture's files of those slices).
+#[test]
+fn zstd_settings_change_bytes_not_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let four = table_files(english4());
+    let default_blocks = decompressed(english4());
+    for (k, args) in [
+        ["--zstd", "3"],
+        ["--zstd", "19:strat=9"],
+        ["--zstd-level", "1"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let dir = tmp.path().join(format!("z{k}"));
+        let out = dtb()
+            .args(["gen", "--variant", "english", "--pieces", "3"])
+            .args(args)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+        let files = table_files(&dir);
+        assert_eq!(files.len(), 2 * 9, "{args:?}");
+        assert!(
+            files.iter().any(|(name, bytes)| bytes != &four[name]),
+            "{args:?}: every file byte-identical to the default settings'"
+        );
+        for (name, blocks) in decompressed(&dir) {
+            assert!(
+                blocks == default_blocks[&name],
+                "{args:?}: {name} decodes differently"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // errors
 // ---------------------------------------------------------------------------------------
@@ -636,6 +692,36 @@ fn bad_command_lines_fail_cleanly() {
         "1..=1024",
     );
     fails(&["perft", "--depth", "100000"], "0..=40");
+    fails(
+        &["gen", "--zstd", "15:foo=1", "--pieces", "2", "--out", out_s],
+        "unknown zstd parameter",
+    );
+    fails(
+        &[
+            "gen",
+            "--zstd",
+            "15:slog=99",
+            "--pieces",
+            "2",
+            "--out",
+            out_s,
+        ],
+        "zstd refuses",
+    );
+    fails(
+        &[
+            "gen",
+            "--zstd",
+            "9",
+            "--zstd-level",
+            "9",
+            "--pieces",
+            "2",
+            "--out",
+            out_s,
+        ],
+        "cannot be used with",
+    );
     assert!(!out.exists(), "a refused gen created its output directory");
     let missing = tmp.path().join("missing");
     let missing_s = missing.to_str().unwrap();
