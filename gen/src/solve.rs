@@ -217,8 +217,8 @@ fn level_code(level: usize) -> u16 {
 /// `src`. `progress` is called with positions done (at most `2 * 2 * size` in all).
 ///
 /// Slices are solved one men placement at a time ([`solve_slice_grouped`]); a slice of kings
-/// only is one such group, whose positions are classified on every thread (its propagation
-/// runs on one). [`solve_slice_global`], the whole-slice solver, gives the same values
+/// only is one such group, whose positions are classified, and whose levels are propagated,
+/// on every thread. [`solve_slice_global`], the whole-slice solver, gives the same values
 /// (tested) and takes the slices of kings only whose group is too large to number in 32 bits.
 ///
 /// # Errors
@@ -484,8 +484,8 @@ fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
 /// [`potential`], already solved. So groups are solved from the highest potential down, the
 /// groups of one potential in parallel, each single-threaded in small arrays that stay in
 /// cache, with man moves looked up as exits. A large group alone in its round (the one group
-/// of a slice of kings only) classifies its positions on every thread; its propagation stays
-/// on one.
+/// of a slice of kings only) classifies its positions and propagates each large level on
+/// every thread, its cells claimed by atomic operations.
 ///
 /// # Errors
 /// As [`solve_slice`].
@@ -676,13 +676,32 @@ impl Steps {
 
 /// One position of a group while it is solved: value (or open), exit bits and slowest
 /// loss exit, successors left in the group. One struct, so a predecessor update touches one
-/// cache line instead of three (large groups do not fit in cache).
-#[derive(Clone, Copy)]
+/// cache line instead of three (large groups do not fit in cache). Value and counter are
+/// atomics for the parallel propagation of a group alone in its round; a worker that owns
+/// the cells reaches them through `get_mut`, plain loads and stores.
 struct Cell {
-    val: u16,
+    val: AtomicU16,
     aux: u16,
-    cnt: u8,
+    cnt: AtomicU8,
 }
+
+impl Cell {
+    /// Open, no exits, no successors counted.
+    fn open() -> Cell {
+        Cell {
+            val: AtomicU16::new(OPEN),
+            aux: 0,
+            cnt: AtomicU8::new(0),
+        }
+    }
+}
+
+/// The value of a cell not yet resolved.
+const OPEN: u16 = u16::MAX;
+
+/// Frontier positions a parallel propagation step (a group alone in its round) hands to one
+/// task; a level with fewer than two tasks' worth runs on the worker alone.
+const PROPAGATE_CHUNK: usize = if cfg!(test) { 1 << 6 } else { 1 << 14 };
 
 /// Buffers of one worker, reused from group to group.
 #[derive(Default)]
@@ -851,7 +870,7 @@ fn record(
 ) {
     match st {
         Start::Known { code, capture } => {
-            cell.val = code;
+            *cell.val.get_mut() = code;
             if capture {
                 cell.aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
             }
@@ -864,11 +883,42 @@ fn record(
             aux,
             win_exit,
         } => {
-            cell.cnt = inside;
+            *cell.cnt.get_mut() = inside;
             cell.aux = aux;
             if let Some(w) = win_exit {
                 put(cands, (w - 1) as usize, l);
             }
+        }
+    }
+}
+
+/// Calls `visit` with each predecessor of position `l` of a group (`kk` kings placements a
+/// side, `kings` their squares, `men` the group's men): the side that just moved (to reach
+/// `l`) moves a king back.
+#[inline(always)]
+fn for_each_predecessor(
+    l: usize,
+    kk: usize,
+    kings: &[(u64, u64)],
+    men: u64,
+    steps: &Steps,
+    dec: &dtb_probe::index::GroupDecoder,
+    visit: &mut impl FnMut(usize),
+) {
+    let mover_white = l >= kk;
+    let (wk, bk) = kings[l % kk];
+    let occ = men | wk | bk;
+    let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
+    while mk != 0 {
+        let t = mk.trailing_zeros() as u8;
+        mk &= mk - 1;
+        let mut from = steps.king_targets(t, occ);
+        while from != 0 {
+            let f = from.trailing_zeros();
+            from &= from - 1;
+            // The predecessor: the king on `t` stood on `f`.
+            let rank = dec.kings_rank_after((l % kk) as u64, wk, bk, t, f as u8);
+            visit(base + rank as usize);
         }
     }
 }
@@ -895,18 +945,10 @@ fn solve_group(
     sc: &mut Scratch,
     parallel: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<GroupResult, SolveError<Missing>> {
-    const OPEN: u16 = u16::MAX;
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
     sc.cells.clear();
-    sc.cells.resize(
-        total,
-        Cell {
-            val: OPEN,
-            aux: 0,
-            cnt: 0,
-        },
-    );
+    sc.cells.resize_with(total, Cell::open);
     sc.kings.clear();
     for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
         list.clear();
@@ -1043,8 +1085,9 @@ fn solve_group(
         }
         if let Some(list) = cands.get_mut(level) {
             for &l in list.iter() {
-                if cells[l as usize].val == OPEN {
-                    cells[l as usize].val = level_code(level);
+                let val = cells[l as usize].val.get_mut();
+                if *val == OPEN {
+                    *val = level_code(level);
                     put(frontier, level, l);
                 }
             }
@@ -1061,44 +1104,101 @@ fn solve_group(
         levels += 1;
         let lost_here = level.is_multiple_of(2);
         let next_code = level_code(level + 1);
-        for &l in &current {
-            let l = l as usize;
-            // The side that just moved (to reach `l`) moves in the predecessors.
-            let mover_white = l >= kk;
-            let (wk, bk) = kings[l % kk];
-            let occ = group_men | wk | bk;
-            let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
-            while mk != 0 {
-                let t = mk.trailing_zeros() as u8;
-                mk &= mk - 1;
-                let mut from = steps.king_targets(t, occ);
-                while from != 0 {
-                    let f = from.trailing_zeros();
-                    from &= from - 1;
-                    // The predecessor: the king on `t` stood on `f`.
-                    let rank = dec.kings_rank_after((l % kk) as u64, wk, bk, t, f as u8);
-                    let ql = base + rank as usize;
-                    let cell = &mut cells[ql];
-                    if cell.val != OPEN {
-                        continue;
+        let placements: &[(u64, u64)] = kings;
+        if parallel.is_some() && current.len() >= 2 * PROPAGATE_CHUNK {
+            // A group alone in its round: the level's frontier on every thread. A cell is
+            // claimed by compare-and-swap (a loss level) or by the decrement that takes its
+            // counter to zero (a win level), so each is resolved once, and a level's
+            // results do not depend on the order its frontier is processed in.
+            let shared: &[Cell] = cells;
+            type Found = (Vec<u32>, Vec<(usize, u32)>);
+            let found: Vec<Found> = current
+                .par_chunks(PROPAGATE_CHUNK)
+                .map(|part| {
+                    let (mut next, mut later) = (Vec::new(), Vec::new());
+                    for &l in part {
+                        for_each_predecessor(
+                            l as usize,
+                            kk,
+                            placements,
+                            group_men,
+                            steps,
+                            &dec,
+                            &mut |ql| {
+                                let cell = &shared[ql];
+                                if cell.val.load(Relaxed) != OPEN {
+                                    return;
+                                }
+                                if lost_here {
+                                    if cell
+                                        .val
+                                        .compare_exchange(OPEN, next_code, Relaxed, Relaxed)
+                                        .is_ok()
+                                    {
+                                        next.push(ql as u32);
+                                    }
+                                    return;
+                                }
+                                if cell.cnt.fetch_sub(1, Relaxed) != 1
+                                    || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0
+                                {
+                                    return;
+                                }
+                                let slowest_exit = (cell.aux & AUX_LEVEL) as usize;
+                                if slowest_exit <= level + 1 {
+                                    cell.val.store(next_code, Relaxed);
+                                    next.push(ql as u32);
+                                } else {
+                                    later.push((slowest_exit, ql as u32));
+                                }
+                            },
+                        );
                     }
-                    if lost_here {
-                        cell.val = next_code;
-                        put(frontier, level + 1, ql as u32);
-                    } else {
-                        cell.cnt -= 1;
-                        if cell.cnt != 0 || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
-                            continue;
+                    (next, later)
+                })
+                .collect();
+            for (next, later) in found {
+                for ql in next {
+                    put(frontier, level + 1, ql);
+                }
+                for (at, ql) in later {
+                    put(cands, at, ql);
+                }
+            }
+        } else {
+            for &l in &current {
+                for_each_predecessor(
+                    l as usize,
+                    kk,
+                    placements,
+                    group_men,
+                    steps,
+                    &dec,
+                    &mut |ql| {
+                        let cell = &mut cells[ql];
+                        let val = cell.val.get_mut();
+                        if *val != OPEN {
+                            return;
+                        }
+                        if lost_here {
+                            *val = next_code;
+                            put(frontier, level + 1, ql as u32);
+                            return;
+                        }
+                        let cnt = cell.cnt.get_mut();
+                        *cnt -= 1;
+                        if *cnt != 0 || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                            return;
                         }
                         let slowest_exit = (cell.aux & AUX_LEVEL) as usize;
                         if slowest_exit <= level + 1 {
-                            cell.val = next_code;
+                            *cell.val.get_mut() = next_code;
                             put(frontier, level + 1, ql as u32);
                         } else {
                             put(cands, slowest_exit, ql as u32);
                         }
-                    }
-                }
+                    },
+                );
             }
         }
         level += 1;
@@ -1115,7 +1215,8 @@ fn solve_group(
         let mut word = 0u64;
         let mut at = base / 64;
         for (i, cell) in part.iter().enumerate() {
-            let v = if cell.val == OPEN { DRAW } else { cell.val };
+            let val = cell.val.load(Relaxed);
+            let v = if val == OPEN { DRAW } else { val };
             tally(&mut counts[side], &mut max_plies, v);
             values[i].store(v, Relaxed);
             let pos = base + i;
@@ -1126,7 +1227,7 @@ fn solve_group(
                 word = 0;
                 at = pos / 64;
             }
-            if cell.aux & AUX_CAPTURE != 0 && cell.val != OPEN {
+            if cell.aux & AUX_CAPTURE != 0 && val != OPEN {
                 word |= 1 << (pos % 64);
             }
         }
