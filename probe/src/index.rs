@@ -429,9 +429,8 @@ pub struct SliceIndex {
     /// counted without a division: `king_block` is 0 for a slice with more pieces than
     /// squares); `j_group[10]` is the number of men groups.
     j_group: [u64; 11],
-    /// Black kings placements per white kings placement.
+    /// Black kings placements per white kings placement (the same in every men group).
     bk_n: u64,
-    free_after_men: u32,
     size: u64,
 }
 
@@ -477,7 +476,6 @@ impl SliceIndex {
             king_block,
             j_group,
             bk_n: binom(free_after_men.saturating_sub(wk), bk),
-            free_after_men,
             size: acc,
         }
     }
@@ -502,16 +500,11 @@ impl SliceIndex {
         let bmen = pos.black() & !kings;
         let wk = pos.white() & kings;
         let bk = pos.black() & kings;
-        let m = &self.material;
         let empty = self.g.all & !(wmen | bmen);
         let wk_rank = rank_in(wk, empty);
         let bk_rank = rank_in(bk, empty & !wk);
-        let bk_n = binom(
-            self.free_after_men - m.white_kings as u32,
-            m.black_kings as u32,
-        );
         let (j, men_idx) = self.men_rank(wmen, bmen);
-        self.j_offset[j] + men_idx * self.king_block + wk_rank * bk_n + bk_rank
+        self.j_offset[j] + men_idx * self.king_block + wk_rank * self.bk_n + bk_rank
     }
 
     /// The men group (= index / [`SliceIndex::kings_per_group`]) of the positions with
@@ -572,11 +565,7 @@ impl SliceIndex {
         let wk = pos.white() & kings;
         let bk = pos.black() & kings;
         let empty = self.g.all & !men;
-        let bk_n = binom(
-            self.free_after_men - self.material.white_kings as u32,
-            self.material.black_kings as u32,
-        );
-        rank_in(wk, empty) * bk_n + rank_in(bk, empty & !wk)
+        rank_in(wk, empty) * self.bk_n + rank_in(bk, empty & !wk)
     }
 
     /// Number of king placements per men placement: indices `g * K .. (g + 1) * K` share
@@ -618,7 +607,7 @@ impl SliceIndex {
             n,
             white_kings: m.white_kings as u32,
             black_kings: m.black_kings as u32,
-            bk_n: binom(n - m.white_kings as u32, m.black_kings as u32),
+            bk_n: self.bk_n,
             empty_bb: self.g.all & !(men.0 | men.1),
             men,
         }
@@ -662,10 +651,7 @@ impl SliceIndex {
     #[inline]
     fn with_kings(&self, wmen: u64, bmen: u64, king_idx: u64, side: Color) -> Position {
         let m = &self.material;
-        let bk_n = binom(
-            self.free_after_men - m.white_kings as u32,
-            m.black_kings as u32,
-        );
+        let bk_n = self.bk_n;
         let empty = self.g.all & !(wmen | bmen);
         let wk = unrank_in(king_idx / bk_n, m.white_kings as u32, empty);
         let bk = unrank_in(king_idx % bk_n, m.black_kings as u32, empty & !wk);
