@@ -892,6 +892,17 @@ fn record(
     }
 }
 
+/// A position whose last successor in the group was just found won in `level` plies: the
+/// level it is lost in (the next, or its slowest exit if that is later), or `None` if an
+/// exit wins or draws for it (`aux`: its exit bits), which then decides its value.
+#[inline(always)]
+fn lost_at(aux: u16, level: usize) -> Option<usize> {
+    if aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+        return None;
+    }
+    Some(((aux & AUX_LEVEL) as usize).max(level + 1))
+}
+
 /// Calls `visit` with each predecessor of position `l` of a group (`kk` kings placements a
 /// side, `kings` their squares, `men` the group's men): the side that just moved (to reach
 /// `l`) moves a king back.
@@ -1139,17 +1150,16 @@ fn solve_group(
                                     }
                                     return;
                                 }
-                                if cell.cnt.fetch_sub(1, Relaxed) != 1
-                                    || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0
-                                {
+                                if cell.cnt.fetch_sub(1, Relaxed) != 1 {
                                     return;
                                 }
-                                let slowest_exit = (cell.aux & AUX_LEVEL) as usize;
-                                if slowest_exit <= level + 1 {
-                                    cell.val.store(next_code, Relaxed);
-                                    next.push(ql as u32);
-                                } else {
-                                    later.push((slowest_exit, ql as u32));
+                                match lost_at(cell.aux, level) {
+                                    Some(at) if at == level + 1 => {
+                                        cell.val.store(next_code, Relaxed);
+                                        next.push(ql as u32);
+                                    }
+                                    Some(at) => later.push((at, ql as u32)),
+                                    None => {}
                                 }
                             },
                         );
@@ -1187,15 +1197,16 @@ fn solve_group(
                         }
                         let cnt = cell.cnt.get_mut();
                         *cnt -= 1;
-                        if *cnt != 0 || cell.aux & (AUX_WIN_EXIT | AUX_DRAW_EXIT) != 0 {
+                        if *cnt != 0 {
                             return;
                         }
-                        let slowest_exit = (cell.aux & AUX_LEVEL) as usize;
-                        if slowest_exit <= level + 1 {
-                            *cell.val.get_mut() = next_code;
-                            put(frontier, level + 1, ql as u32);
-                        } else {
-                            put(cands, slowest_exit, ql as u32);
+                        match lost_at(cell.aux, level) {
+                            Some(at) if at == level + 1 => {
+                                *cell.val.get_mut() = next_code;
+                                put(frontier, level + 1, ql as u32);
+                            }
+                            Some(at) => put(cands, at, ql as u32),
+                            None => {}
                         }
                     },
                 );
