@@ -39,20 +39,21 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|x| x == "wld"))
         .collect();
     paths.sort();
+    if paths.is_empty() {
+        fail(format!("no WLD tables (*.wld) in {dir}"));
+    }
     let cache = Arc::new(BlockCache::new(1 << 20));
     let mut blocks: Vec<Vec<u8>> = Vec::new();
     let mut positions = 0u64;
     let mut stored_bytes = 0u64;
     for p in &paths {
-        let t = TableFile::open(Path::new(p), cache.clone())
-            .unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+        // A table error names its file.
+        let t = TableFile::open(Path::new(p), cache.clone()).unwrap_or_else(|e| fail(e));
         let h = t.header();
         positions += h.positions_per_side * u64::from(h.stored_side_count());
         stored_bytes += t.compressed_len();
         for b in 0..h.block_count {
-            let raw = t
-                .read_block(b)
-                .unwrap_or_else(|e| fail(format!("{}: {e}", p.display())));
+            let raw = t.read_block(b).unwrap_or_else(|e| fail(e));
             blocks.push(raw.to_vec());
         }
         cache.clear();
