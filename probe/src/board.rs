@@ -49,12 +49,17 @@ pub struct Geometry {
     pub bottom_row: u64,
     /// `neighbour[dir][sq]`: the adjacent square in that direction, or [`NONE`].
     neighbour: [[u8; 64]; 4],
+    /// `shift[dir][parity]`: the squares of rows of that parity (row 0 even) with a
+    /// neighbour in `dir`, and the distance in square numbers to it, the same for each of
+    /// them (toward lower numbers for the up directions). See [`Geometry::step_set`].
+    shift: [[(u64, u8); 2]; 4],
 }
 
 const fn build(size: u8) -> Geometry {
     let half = size / 2;
     let squares = size * half;
     let mut neighbour = [[NONE; 64]; 4];
+    let mut shift = [[(0u64, 0u8); 2]; 4];
     let mut s = 0u8;
     while s < squares {
         let row = (s / half) as i32;
@@ -66,7 +71,14 @@ const fn build(size: u8) -> Geometry {
             let r = row + deltas[d].0;
             let c = col + deltas[d].1;
             if r >= 0 && r < size as i32 && c >= 0 && c < size as i32 {
-                neighbour[d][s as usize] = (r * half as i32 + c / 2) as u8;
+                let t = (r * half as i32 + c / 2) as u8;
+                neighbour[d][s as usize] = t;
+                let parity = (row % 2) as usize;
+                let by = t.abs_diff(s);
+                // One distance per direction and row parity: what makes `step_set` two
+                // shifts (checked here, at compile time, for both boards).
+                assert!(shift[d][parity].0 == 0 || shift[d][parity].1 == by);
+                shift[d][parity] = (shift[d][parity].0 | 1u64 << s, by);
             }
             d += 1;
         }
@@ -86,6 +98,7 @@ const fn build(size: u8) -> Geometry {
         top_row,
         bottom_row,
         neighbour,
+        shift,
     }
 }
 
@@ -117,6 +130,19 @@ impl Geometry {
     #[inline(always)]
     pub fn step(&self, sq: u8, d: Dir) -> u8 {
         self.neighbour[d as usize][sq as usize]
+    }
+
+    /// The neighbours in direction `d` of all the squares of `bb` at once: the union of
+    /// [`Geometry::step`] over its squares, those without a neighbour there left out. Two
+    /// masked shifts (the distance to a diagonal neighbour depends only on the direction
+    /// and the row's parity).
+    #[inline(always)]
+    pub fn step_set(&self, bb: u64, d: Dir) -> u64 {
+        let [(even, by_even), (odd, by_odd)] = self.shift[d as usize];
+        match d {
+            Dir::UpLeft | Dir::UpRight => (bb & even) >> by_even | (bb & odd) >> by_odd,
+            Dir::DownLeft | Dir::DownRight => (bb & even) << by_even | (bb & odd) << by_odd,
+        }
     }
 
     /// (row, column) of internal square `sq`.
@@ -164,6 +190,31 @@ mod tests {
         assert_eq!(g.coords(49), (9, 8));
     }
 
+    /// `step_set` is `step` applied to every square of a set, on both boards: each square
+    /// alone, and sets of them (it is a union, so pairs check that shifts do not mix).
+    #[test]
+    fn step_set_is_step_on_every_square() {
+        for g in [&GEOMETRY_8, &GEOMETRY_10] {
+            let one = |s: u8, d: Dir| match g.step(s, d) {
+                NONE => 0,
+                t => 1u64 << t,
+            };
+            for d in Dir::ALL {
+                assert_eq!(g.step_set(0, d), 0);
+                assert_eq!(g.step_set(!g.all, d), 0, "no square off the board moves in");
+                let mut whole = 0;
+                for s in 0..g.squares {
+                    assert_eq!(g.step_set(1 << s, d), one(s, d), "{} {s} {d:?}", g.size);
+                    whole |= one(s, d);
+                    for s2 in s + 1..g.squares {
+                        assert_eq!(g.step_set(1 << s | 1 << s2, d), one(s, d) | one(s2, d));
+                    }
+                }
+                assert_eq!(g.step_set(g.all, d), whole);
+            }
+        }
+    }
+
     #[test]
     fn neighbours_are_diagonal_and_symmetric() {
         for g in [&GEOMETRY_8, &GEOMETRY_10] {
@@ -186,6 +237,7 @@ mod tests {
         assert_eq!(g.step(17, Dir::UpRight), 14);
         assert_eq!(g.step(17, Dir::DownLeft), 21);
         assert_eq!(g.step(17, Dir::DownRight), 22);
+        assert_eq!(g.step_set(1 << 17 | 1 << 31, Dir::UpLeft), 1 << 13 | 1 << 26);
         assert_eq!(g.rotate(1), 1 << 31);
         assert_eq!(GEOMETRY_10.rotate(1 << 49), 1);
     }

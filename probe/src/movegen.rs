@@ -376,43 +376,36 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
     } else {
         opp & !pos.kings()
     };
-    let flying = rules.kings == KingRange::Flying;
-    let man_dirs = man_capture_dirs(rules, side);
     let own = pos.pieces(side);
-    let mut men = own & !pos.kings();
-    while men != 0 {
-        let sq = men.trailing_zeros() as u8;
-        men &= men - 1;
-        for &d in man_dirs {
-            let over = g.step(sq, d);
-            if over != NONE && by_man >> over & 1 != 0 {
-                let land = g.step(over, d);
-                if land != NONE && empty >> land & 1 != 0 {
-                    return true;
-                }
-            }
-        }
+    // Whole sets at once: the pieces with an enemy piece next to them in direction `d`
+    // and an empty square beyond (`Geometry::step_set`).
+    let jumps = |from: u64, over: u64, d: Dir| {
+        g.step_set(g.step_set(from, d) & over, d) & empty != 0
+    };
+    let men = own & !pos.kings();
+    if men != 0 && man_capture_dirs(rules, side).iter().any(|&d| jumps(men, by_man, d)) {
+        return true;
     }
-    let mut kings = own & pos.kings();
-    while kings != 0 {
-        let sq = kings.trailing_zeros() as u8;
-        kings &= kings - 1;
-        for d in Dir::ALL {
-            let mut over = g.step(sq, d);
-            if flying {
-                while over != NONE && empty >> over & 1 != 0 {
-                    over = g.step(over, d);
-                }
-            }
-            if over != NONE && opp >> over & 1 != 0 {
-                let land = g.step(over, d);
-                if land != NONE && empty >> land & 1 != 0 {
-                    return true;
-                }
-            }
-        }
+    let kings = own & pos.kings();
+    if kings == 0 {
+        return false;
     }
-    false
+    if rules.kings != KingRange::Flying {
+        return Dir::ALL.iter().any(|&d| jumps(kings, opp, d));
+    }
+    // A flying king first slides along empty squares: `hit` gathers, per direction, the
+    // first occupied square of each king's diagonal where it holds an enemy piece.
+    Dir::ALL.iter().any(|&d| {
+        let mut at = g.step_set(kings, d);
+        let mut hit = at & opp;
+        let mut sliding = at & empty;
+        while sliding != 0 {
+            at = g.step_set(sliding, d);
+            hit |= at & opp;
+            sliding = at & empty;
+        }
+        g.step_set(hit, d) & empty != 0
+    })
 }
 
 /// The positions after each capture of the side to move, when every capture is a single
