@@ -509,15 +509,24 @@ pub fn solve_slice_grouped(
         };
     }
     let groups = ix.men_groups();
+    // Decoding every men placement is a large share of a men-only slice (millions of
+    // groups of two positions): done on every thread, then gathered in order.
+    let potentials: Vec<u16> = (0..groups)
+        .into_par_iter()
+        .map(|grp| {
+            let (w, b) = ix.men_of(grp);
+            potential(geo, w, b) as u16
+        })
+        .collect();
     let mut by_potential: Vec<Vec<u64>> = Vec::new();
-    for grp in 0..groups {
-        let (w, b) = ix.men_of(grp);
-        let p = potential(geo, w, b) as usize;
+    for (grp, &p) in (0u64..).zip(&potentials) {
+        let p = p as usize;
         if by_potential.len() <= p {
             by_potential.resize_with(p + 1, Vec::new);
         }
         by_potential[p].push(grp);
     }
+    drop(potentials);
     let steps = Steps::new(rules);
     // Each group writes its own index range; groups of one potential run in parallel and
     // read only groups of higher potential, finished in an earlier round (the rounds are
