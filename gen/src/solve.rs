@@ -794,16 +794,19 @@ impl GroupInit<'_> {
         } = *self;
         let g = rules.geometry();
         let pos = dec.with_kings(wk, bk, side);
-        let has_capture = has_capture(rules, &pos);
+        // Under compulsory capture `single_jumps` answers most positions alone: the
+        // positions after its single captures, or none when there is no capture. Where it
+        // declines (a longer capture, a flying king, a precedence rule), `has_capture` tells.
+        let quick = rules.capture_compulsory && single_jumps(rules, &pos, after);
         Ok(
-            if has_capture && rules.capture_compulsory && single_jumps(rules, &pos, after) {
-                // Single jumps only: every one leaves the slice, and there is at least one.
+            if quick && !after.is_empty() {
+                // Single jumps only: every one leaves the slice.
                 let mut exits = Exits::default();
                 for succ in after.iter() {
                     exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
                 }
                 exits.finish(true)
-            } else if has_capture {
+            } else if !quick && has_capture(rules, &pos) {
                 legal_moves(rules, &pos, Counting::Unique, moves);
                 classify(rules, &pos, moves, |succ| {
                     if succ.material() != material {

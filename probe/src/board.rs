@@ -4,7 +4,8 @@
 //! `n - 1` of a `u64` bitboard. Variants that number a mirrored board (Italian, Spanish) use
 //! this same geometry and translate numbers at the edge ([`crate::rules::Numbering`]). Row 0 is the top (Black's home, White's crowning row); column 0
 //! is the left. Neighbours are precomputed per square and direction, so move generation is one
-//! table look-up per step on any board size.
+//! table look-up per step on any board size; a whole set of squares steps at once by two
+//! masked shifts ([`Geometry::step_set`]).
 
 /// A diagonal direction. `UpLeft`/`UpRight` point toward row 0 (White's forward directions).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

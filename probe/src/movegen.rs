@@ -445,7 +445,26 @@ pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> b
         opp & !kings
     };
     let man_dirs = man_capture_dirs(rules, side);
-    let mut bb = own;
+    // Only the pieces that can take something are looked at, found a whole set at a time:
+    // those with a piece to take next to them in a direction and an empty square beyond
+    // (`Geometry::step_set` against the direction finds the squares next to a set).
+    let empty = g.all & !occ;
+    let takers = |from: u64, takes: u64, d: Dir| {
+        let back = d.reverse();
+        from & g.step_set(takes & g.step_set(empty, back), back)
+    };
+    let (men, own_kings) = (own & !kings, own & kings);
+    let mut bb = 0;
+    if men != 0 {
+        for &d in man_dirs {
+            bb |= takers(men, by_man, d);
+        }
+    }
+    if own_kings != 0 {
+        for d in Dir::ALL {
+            bb |= takers(own_kings, opp, d);
+        }
+    }
     while bb != 0 {
         let sq = bb.trailing_zeros() as u8;
         bb &= bb - 1;
@@ -825,6 +844,9 @@ mod tests {
                 Material::new(0, 1, 1, 1),
                 Material::new(2, 0, 1, 0),
                 Material::new(1, 0, 0, 2),
+                // Four pieces: a flying king's diagonal blocked by two pieces, its own or
+                // the enemy's, and a jump onto an occupied square.
+                Material::new(0, 1, 0, 3),
             ];
             let mut moves = Vec::new();
             for_each_position(rules, &slices, |p, m, i| {
