@@ -1097,7 +1097,7 @@ mod tests {
                 assert_eq!(bits, c, "value {j} of {}", codes.len());
             }
             // Bits past the last value are zero.
-            if codes.len() % 4 != 0 {
+            if !codes.len().is_multiple_of(4) {
                 assert_eq!(raw[raw.len() - 1] >> (2 * (codes.len() % 4)), 0);
             }
         }
