@@ -798,76 +798,74 @@ impl GroupInit<'_> {
         // positions after its single captures, or none when there is no capture. Where it
         // declines (a longer capture, a flying king, a precedence rule), `has_capture` tells.
         let quick = rules.capture_compulsory && single_jumps(rules, &pos, after);
-        Ok(
-            if quick && !after.is_empty() {
-                // Single jumps only: every one leaves the slice.
-                let mut exits = Exits::default();
-                for succ in after.iter() {
-                    exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
-                }
-                exits.finish(true)
-            } else if !quick && has_capture(rules, &pos) {
-                legal_moves(rules, &pos, Counting::Unique, moves);
-                classify(rules, &pos, moves, |succ| {
-                    if succ.material() != material {
-                        src.value(succ, look).map(Some)
-                    } else if succ.occupied() & !succ.kings() == group_men {
-                        Ok(None) // a king move: same men, same group
-                    } else {
-                        Ok(Some(
-                            slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
-                                .load(Relaxed),
-                        ))
-                    }
-                })
-                .map_err(SolveError::Lookup)?
-            } else {
-                let occ = pos.occupied();
-                let own = pos.pieces(side);
-                let mut exits = Exits::default();
-                let mut any = false;
-                let mut ks = own & pos.kings();
-                while ks != 0 {
-                    let sq = ks.trailing_zeros() as u8;
-                    ks &= ks - 1;
-                    exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
-                }
-                any |= exits.inside != 0;
-                let mut men = own & !pos.kings();
-                while men != 0 {
-                    let sq = men.trailing_zeros() as u8;
-                    men &= men - 1;
-                    let mut to = steps.fwd[side.index()][sq as usize] & !occ;
-                    while to != 0 {
-                        let t = to.trailing_zeros() as u8;
-                        to &= to - 1;
-                        any = true;
-                        let c = match man_moves[first_move[sq as usize] as usize..]
-                            .iter()
-                            .take_while(|m| m.from == sq)
-                            .find(|m| m.to == t)
-                        {
-                            Some(m) => slice.values[side.opponent().index()]
-                                [(m.start + m.rank.rank(wk, bk)) as usize]
-                                .load(Relaxed),
-                            // A crowning: the successor lies in another slice.
-                            None => src
-                                .value(&pos.after_quiet_move(g, sq, t), look)
-                                .map_err(SolveError::Lookup)?,
-                        };
-                        exits.add(c);
-                    }
-                }
-                if any {
-                    exits.finish(false)
+        Ok(if quick && !after.is_empty() {
+            // Single jumps only: every one leaves the slice.
+            let mut exits = Exits::default();
+            for succ in after.iter() {
+                exits.add(src.value(succ, look).map_err(SolveError::Lookup)?);
+            }
+            exits.finish(true)
+        } else if !quick && has_capture(rules, &pos) {
+            legal_moves(rules, &pos, Counting::Unique, moves);
+            classify(rules, &pos, moves, |succ| {
+                if succ.material() != material {
+                    src.value(succ, look).map(Some)
+                } else if succ.occupied() & !succ.kings() == group_men {
+                    Ok(None) // a king move: same men, same group
                 } else {
-                    Start::Known {
-                        code: blocked_code(rules),
-                        capture: false,
-                    }
+                    Ok(Some(
+                        slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
+                            .load(Relaxed),
+                    ))
                 }
-            },
-        )
+            })
+            .map_err(SolveError::Lookup)?
+        } else {
+            let occ = pos.occupied();
+            let own = pos.pieces(side);
+            let mut exits = Exits::default();
+            let mut any = false;
+            let mut ks = own & pos.kings();
+            while ks != 0 {
+                let sq = ks.trailing_zeros() as u8;
+                ks &= ks - 1;
+                exits.inside += steps.king_targets(sq, occ).count_ones() as u8;
+            }
+            any |= exits.inside != 0;
+            let mut men = own & !pos.kings();
+            while men != 0 {
+                let sq = men.trailing_zeros() as u8;
+                men &= men - 1;
+                let mut to = steps.fwd[side.index()][sq as usize] & !occ;
+                while to != 0 {
+                    let t = to.trailing_zeros() as u8;
+                    to &= to - 1;
+                    any = true;
+                    let c = match man_moves[first_move[sq as usize] as usize..]
+                        .iter()
+                        .take_while(|m| m.from == sq)
+                        .find(|m| m.to == t)
+                    {
+                        Some(m) => slice.values[side.opponent().index()]
+                            [(m.start + m.rank.rank(wk, bk)) as usize]
+                            .load(Relaxed),
+                        // A crowning: the successor lies in another slice.
+                        None => src
+                            .value(&pos.after_quiet_move(g, sq, t), look)
+                            .map_err(SolveError::Lookup)?,
+                    };
+                    exits.add(c);
+                }
+            }
+            if any {
+                exits.finish(false)
+            } else {
+                Start::Known {
+                    code: blocked_code(rules),
+                    capture: false,
+                }
+            }
+        })
     }
 }
 

@@ -238,7 +238,10 @@ mod tests {
         assert_eq!(g.step(17, Dir::UpRight), 14);
         assert_eq!(g.step(17, Dir::DownLeft), 21);
         assert_eq!(g.step(17, Dir::DownRight), 22);
-        assert_eq!(g.step_set(1 << 17 | 1 << 31, Dir::UpLeft), 1 << 13 | 1 << 26);
+        assert_eq!(
+            g.step_set(1 << 17 | 1 << 31, Dir::UpLeft),
+            1 << 13 | 1 << 26
+        );
         assert_eq!(g.rotate(1), 1 << 31);
         assert_eq!(GEOMETRY_10.rotate(1 << 49), 1);
     }
