@@ -364,6 +364,15 @@ fn man_capture_dirs(rules: &Rules, side: Color) -> &'static [Dir] {
     }
 }
 
+/// The pieces of `from` that can jump in direction `d` (one step, no flying): a piece of
+/// `over` next to them there and an `empty` square beyond. Whole sets at once
+/// ([`Geometry::step_set`] against the direction finds the squares next to a set).
+#[inline(always)]
+fn short_jumpers(g: &Geometry, from: u64, over: u64, empty: u64, d: Dir) -> u64 {
+    let back = d.reverse();
+    from & g.step_set(over & g.step_set(empty, back), back)
+}
+
 /// Whether the side to move has a capture: a piece with an enemy piece it may take next to
 /// it (a flying king: first along an empty diagonal) and an empty square just beyond.
 pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
@@ -377,13 +386,13 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
         opp & !pos.kings()
     };
     let own = pos.pieces(side);
-    // Whole sets at once: the pieces with an enemy piece next to them in direction `d`
-    // and an empty square beyond (`Geometry::step_set`).
-    let jumps = |from: u64, over: u64, d: Dir| {
-        g.step_set(g.step_set(from, d) & over, d) & empty != 0
-    };
+    let jumps = |from: u64, over: u64, d: Dir| short_jumpers(g, from, over, empty, d) != 0;
     let men = own & !pos.kings();
-    if men != 0 && man_capture_dirs(rules, side).iter().any(|&d| jumps(men, by_man, d)) {
+    if men != 0
+        && man_capture_dirs(rules, side)
+            .iter()
+            .any(|&d| jumps(men, by_man, d))
+    {
         return true;
     }
     let kings = own & pos.kings();
@@ -445,14 +454,9 @@ pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> b
         opp & !kings
     };
     let man_dirs = man_capture_dirs(rules, side);
-    // Only the pieces that can take something are looked at, found a whole set at a time:
-    // those with a piece to take next to them in a direction and an empty square beyond
-    // (`Geometry::step_set` against the direction finds the squares next to a set).
+    // Only the pieces that can take something are looked at (`short_jumpers`).
     let empty = g.all & !occ;
-    let takers = |from: u64, takes: u64, d: Dir| {
-        let back = d.reverse();
-        from & g.step_set(takes & g.step_set(empty, back), back)
-    };
+    let takers = |from: u64, takes: u64, d: Dir| short_jumpers(g, from, takes, empty, d);
     let (men, own_kings) = (own & !kings, own & kings);
     let mut bb = 0;
     if men != 0 {
