@@ -40,6 +40,8 @@ pub mod position;
 pub mod rules;
 pub mod table;
 pub mod tablebase;
+#[cfg(test)]
+mod test_rng;
 pub mod value;
 
 pub use material::Material;
