@@ -908,6 +908,62 @@ mod tests {
         }
     }
 
+    /// On crowded random boards (6 to 40 pieces, every preset, both sides to move), where
+    /// captures are long, diagonals blocked and flying kings see far: `has_capture` agrees
+    /// with the move list, and `single_jumps`, where it answers, gives its captures.
+    #[test]
+    fn quick_tests_agree_on_crowded_random_boards() {
+        let mut rng = crate::test_rng::Rng(6);
+        let key = |q: &Position| (q.white(), q.black(), q.kings());
+        let (mut moves, mut fast) = (Vec::new(), Vec::new());
+        for rules in Rules::PRESETS {
+            let g = rules.geometry();
+            let mut checked = 0;
+            while checked < 1500 {
+                // Each square: empty, or one of the four pieces; men off their crowning row.
+                let fill = 6 + rng.next() % 35;
+                let (mut white, mut black, mut kings) = (0u64, 0u64, 0u64);
+                for sq in 0..g.squares {
+                    if rng.next() % 50 >= fill {
+                        continue;
+                    }
+                    let bit = 1u64 << sq;
+                    let r = rng.next();
+                    let king = r & 1 == 1;
+                    if r & 2 == 0 {
+                        if king || g.top_row & bit == 0 {
+                            white |= bit;
+                        }
+                    } else if king || g.bottom_row & bit == 0 {
+                        black |= bit;
+                    }
+                    if king {
+                        kings |= bit & (white | black);
+                    }
+                }
+                for side in [Color::White, Color::Black] {
+                    let Ok(p) = Position::new(rules, white, black, kings, side) else {
+                        continue;
+                    };
+                    checked += 1;
+                    legal_moves(rules, &p, Counting::Unique, &mut moves);
+                    let captures = moves.iter().any(|m| m.is_capture());
+                    assert_eq!(has_capture(rules, &p), captures, "{} {p:?}", rules.name);
+                    if single_jumps(rules, &p, &mut fast) {
+                        let mut want: Vec<Position> = moves
+                            .iter()
+                            .filter(|m| m.is_capture())
+                            .map(|m| m.apply(&p))
+                            .collect();
+                        want.sort_by_key(key);
+                        fast.sort_by_key(key);
+                        assert_eq!(fast, want, "{} {p:?}", rules.name);
+                    }
+                }
+            }
+        }
+    }
+
     /// Call `f(position, slice, index)` for every position of `slices`, both sides to move.
     fn for_each_position(
         rules: &Rules,
