@@ -11,7 +11,7 @@ use dtb_probe::material::Material;
 use dtb_probe::rules::Rules;
 use dtb_probe::table::{BlockCache, TableFile};
 
-use crate::solve::{solve_slice, stored_codes, SolvedSlice};
+use crate::solve::{solve_memory, solve_slice, stored_codes, SolvedSlice};
 use crate::store::{Codes, Store};
 use crate::write::{write_table, CompressionParams, TableData, WriteError};
 
@@ -34,17 +34,6 @@ pub const ZSTD: CompressionParams = CompressionParams {
     target_length: Some(999),
     ..CompressionParams::level(15)
 };
-/// Bytes of working memory per position (side to move counted) while solving a slice of kings
-/// only, whose one men group is solved whole: the group's cells (value, exit bits, counter:
-/// 6), its kings placements (16 a placement: 8), the per-level lists (4 a position, at worst
-/// 8, and the parallel init pass's per-chunk lists before they are merged), the slice's
-/// values (2) and capture bits: about 24, with a margin.
-pub const SOLVE_BYTES_PER_POSITION: u64 = 28;
-/// The same for a slice with men (the grouped solver): values (2), capture bits (1/8), and
-/// either the results of one advancement's groups before they are merged (at most 2 + 1)
-/// or, later, a copy of the codes as WLD while writing (2, not in a WLD-only build); rounded
-/// up.
-pub const GROUPED_BYTES_PER_POSITION: u64 = 6;
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 
@@ -380,19 +369,15 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             all.push(st);
             continue;
         }
-        let per_position = if m.men() == 0 {
-            SOLVE_BYTES_PER_POSITION
-        } else {
-            GROUPED_BYTES_PER_POSITION
-        };
-        // Working memory, plus what the store keeps of the slice afterwards (2 bytes a
-        // position, or a quarter byte in a WLD-only build).
+        // The solver's peak (its result included), plus what writing adds beside the
+        // result: the outcomes packed for the store (a quarter byte a position) in a
+        // WLD-only build, a copy of the codes (2 bytes) otherwise.
         let kept = if plan.wld_only {
             2 * size / 4
         } else {
             2 * size * 2
         };
-        let needed = 2 * size * per_position + kept;
+        let needed = solve_memory(&plan.rules, m, rayon::current_num_threads()) + kept;
         if let Some(avail) = available_memory() {
             if needed > avail {
                 return Err(BuildError::Memory {

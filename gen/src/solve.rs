@@ -232,6 +232,36 @@ pub fn solve_slice(
     solve_slice_grouped(rules, src, material, progress)
 }
 
+/// Peak heap bytes [`solve_slice`] is expected to use for `material` on `threads` worker
+/// threads, its result included (the values and capture bits it returns), the store it reads
+/// not included. An upper estimate from the solver's own structures, checked against the
+/// measured peak in `tests/tests/solve_memory.rs`:
+/// - the result: a 2-byte code and a capture bit per position, both sides;
+/// - the men groups by potential: a potential (2 bytes) and a group number (8) per group;
+/// - per worker, the buffers of the largest group it solves (kept from group to group): per
+///   kings placement, its two cells (6 bytes each) and the placement (16), and the level
+///   lists: a frontier and a candidate entry of 4 bytes per cell at most (16), allowed
+///   twice for a group alone in its round (the lists of its parallel chunks before they
+///   are merged), four times for the groups that share a worker (each level's list keeps
+///   the largest capacity any group gave it; English 0410 measured 2.9 times);
+/// - 256 KiB for the rest (look-up caches, move lists, the thread pool's bookkeeping);
+/// - the whole-slice solver (kings only, a group too large to number in 32 bits): three
+///   atomic cells (5 bytes) and up to one list entry (16) per position.
+pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
+    let k = ix.kings_per_group();
+    let groups = ix.men_groups();
+    let result = 2 * (2 * n + n.div_ceil(64) * 8);
+    if 2 * k > u64::from(u32::MAX) && material.men() == 0 {
+        return (256 << 10) + result + 2 * n * (5 + 16);
+    }
+    let workers = groups.min(threads.max(1) as u64);
+    let lists = if groups == 1 { 2 } else { 4 } * (2 * 2 * 4);
+    let per_group = k * (2 * 6 + 16 + lists);
+    (256 << 10) + result + groups * (2 + 8) + workers * per_group
+}
+
 /// The whole-slice solver: every position of both sides in shared atomic cells, each level
 /// processed in parallel.
 ///
@@ -450,13 +480,32 @@ pub fn solve_slice_global(
     })
 }
 
-/// What one men group adds to the slice's figures (its values are written in place).
+/// What one men group (or several, merged) adds to the slice's figures (its values are
+/// written in place).
+#[derive(Default)]
 struct GroupResult {
     counts: [[u64; 3]; 2],
     max_plies: u16,
     levels: usize,
     /// Progress units the group reported itself (a parallel init pass).
     reported: u64,
+}
+
+impl GroupResult {
+    fn merge(mut self, other: GroupResult) -> GroupResult {
+        for (acc, add) in self
+            .counts
+            .iter_mut()
+            .flatten()
+            .zip(other.counts.iter().flatten())
+        {
+            *acc += add;
+        }
+        self.max_plies = self.max_plies.max(other.max_plies);
+        self.levels = self.levels.max(other.levels);
+        self.reported += other.reported;
+        self
+    }
 }
 
 /// Potential of a men placement: rows advanced, summed over every man. A quiet man move raises
@@ -518,13 +567,19 @@ pub fn solve_slice_grouped(
             potential(geo, w, b) as u16
         })
         .collect();
-    let mut by_potential: Vec<Vec<u64>> = Vec::new();
-    for (grp, &p) in (0u64..).zip(&potentials) {
+    // Each round's list allocated to its exact length: 8 bytes a group (a men-only slice
+    // has as many groups as positions a side).
+    let mut sizes: Vec<usize> = Vec::new();
+    for &p in &potentials {
         let p = p as usize;
-        if by_potential.len() <= p {
-            by_potential.resize_with(p + 1, Vec::new);
+        if sizes.len() <= p {
+            sizes.resize(p + 1, 0);
         }
-        by_potential[p].push(grp);
+        sizes[p] += 1;
+    }
+    let mut by_potential: Vec<Vec<u64>> = sizes.iter().map(|&c| Vec::with_capacity(c)).collect();
+    for (grp, &p) in (0u64..).zip(&potentials) {
+        by_potential[p as usize].push(grp);
     }
     drop(potentials);
     let steps = Steps::new(rules);
@@ -547,7 +602,9 @@ pub fn solve_slice_grouped(
         // A group alone in its round (the one group of a slice of kings only) classifies
         // its positions on every thread.
         let alone = level_groups.len() == 1;
-        let results: Result<Vec<GroupResult>, SolveError<Missing>> = level_groups
+        // Reduced as they come, not collected: a round of a men-only slice has millions of
+        // groups.
+        let round = level_groups
             .par_iter()
             .map(|&grp| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
@@ -584,14 +641,16 @@ pub fn solve_slice_grouped(
                 }
                 r
             })
-            .collect();
-        for r in results? {
-            for (acc, add) in counts.iter_mut().flatten().zip(r.counts.iter().flatten()) {
-                *acc += add;
-            }
-            max_plies = max_plies.max(r.max_plies);
-            levels = levels.max(r.levels);
+            .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?;
+        for (acc, add) in counts
+            .iter_mut()
+            .flatten()
+            .zip(round.counts.iter().flatten())
+        {
+            *acc += add;
         }
+        max_plies = max_plies.max(round.max_plies);
+        levels = levels.max(round.levels);
     }
     for sc in &pool {
         let mut sc = sc.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -971,6 +1030,8 @@ fn solve_group(
     sc.cells.clear();
     sc.cells.resize_with(total, Cell::open);
     sc.kings.clear();
+    // Exact, not by doubling: a group of kings only holds hundreds of millions of them.
+    sc.kings.reserve_exact(kk);
     for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
         list.clear();
     }
