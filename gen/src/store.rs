@@ -146,6 +146,13 @@ impl Store {
         self.slices[at] = Some(Arc::new(StoredSlice { index, sides }));
     }
 
+    /// Drop a slice (no later look-up needs it); nothing if it is not held.
+    pub fn remove(&mut self, material: Material) {
+        if let Some(held) = slot(&material).and_then(|at| self.slices.get_mut(at)) {
+            *held = None;
+        }
+    }
+
     /// Total bytes held.
     pub fn bytes(&self) -> u64 {
         self.slices.iter().flatten().map(|s| s.bytes()).sum()

@@ -60,6 +60,67 @@ impl Material {
         *self <= self.mirror()
     }
 
+    /// The canonical slices, other than this one, that one move from a position of this
+    /// slice can reach, with either side to move: a man crowned by a quiet move, or a capture
+    /// of any number of the opponent's men and kings, the capturing man crowned or not
+    /// (whatever the rules of crowning during a capture). Slices where a side has no pieces
+    /// left (game over) are not listed. A superset under every variant's rules (not every
+    /// listed slice need be reachable); sorted.
+    pub fn successors(&self) -> Vec<Material> {
+        let c = [
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        ];
+        let mut out = Vec::new();
+        // `mover`: index of the moving side's men in `c` (its kings follow).
+        for (mover, opp) in [(0, 2), (2, 0)] {
+            let crowned = |mut d: [u8; 4]| {
+                d[mover] -= 1;
+                d[mover + 1] += 1;
+                d
+            };
+            let mut after = Vec::new();
+            if c[mover] > 0 {
+                after.push(crowned(c));
+            }
+            for men in 0..=c[opp] {
+                for kings in 0..=c[opp + 1] {
+                    if men + kings == 0 {
+                        continue;
+                    }
+                    let mut d = c;
+                    d[opp] -= men;
+                    d[opp + 1] -= kings;
+                    after.push(d);
+                    if c[mover] > 0 {
+                        after.push(crowned(d));
+                    }
+                }
+            }
+            for d in after {
+                let m = Material::new(d[0], d[1], d[2], d[3]);
+                if m.white() > 0 && m.black() > 0 {
+                    out.push(if m.is_canonical() { m } else { m.mirror() });
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out.retain(|m| *m != self.canonical());
+        out
+    }
+
+    /// The stored one of the pair {self, mirror} (see [`Material::is_canonical`]).
+    pub fn canonical(&self) -> Material {
+        if self.is_canonical() {
+            *self
+        } else {
+            self.mirror()
+        }
+    }
+
     /// Parse four digits (`"1011"`).
     pub fn parse(s: &str) -> Option<Material> {
         let b = s.as_bytes();
@@ -108,5 +169,78 @@ impl fmt::Display for Material {
             "{}{}{}{}",
             self.white_men, self.white_kings, self.black_men, self.black_kings
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::SliceIndex;
+    use crate::movegen::{legal_moves, Counting};
+    use crate::rules::{Color, Rules};
+    use crate::test_rng::Rng;
+
+    /// Every move of random positions of every slice up to 5 pieces, under every preset,
+    /// leads to the slice itself or to one of [`Material::successors`]; and every listed
+    /// slice has both sides present and is canonical.
+    #[test]
+    fn successors_cover_every_move() {
+        let mut rng = Rng(0x5eed);
+        let mut moves = Vec::new();
+        let mut reached = 0u64;
+        for rules in Rules::PRESETS {
+            let g = rules.geometry();
+            for m in Material::solve_order(5, rules.max_pieces_per_side()) {
+                let succ = m.successors();
+                assert!(succ
+                    .iter()
+                    .all(|s| s.is_canonical() && s.white() > 0 && s.black() > 0));
+                assert!(
+                    succ.windows(2).all(|w| w[0] < w[1]),
+                    "{m}: sorted, no repeats"
+                );
+                let ix = SliceIndex::new(m, g);
+                if ix.size() == 0 {
+                    continue;
+                }
+                for k in 0..200 {
+                    let side = if k % 2 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
+                    let pos = ix.unindex(rng.next() % ix.size(), side);
+                    legal_moves(rules, &pos, Counting::Unique, &mut moves);
+                    for mv in &moves {
+                        let after = mv.apply(&pos).material();
+                        if after.white() == 0 || after.black() == 0 || after.canonical() == m {
+                            continue;
+                        }
+                        reached += 1;
+                        assert!(
+                            succ.contains(&after.canonical()),
+                            "{m}: a move reaches {after}, not among {succ:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(reached > 10_000, "only {reached} moves left their slice");
+    }
+
+    #[test]
+    fn successors_of_one_slice() {
+        // 1011, a white man against a black man and king. White to move: crowns (0111),
+        // takes the man (1001, stored as 0110) or the king (1010), crowning or not (0101,
+        // 0110); takes both (no black pieces: not listed). Black to move: crowns (1002,
+        // stored as 0210); takes the man (no white pieces).
+        let got = Material::new(1, 0, 1, 1).successors();
+        let want: Vec<Material> = ["0101", "0110", "0111", "0210", "1001", "1010"]
+            .iter()
+            .map(|s| Material::parse(s).unwrap().canonical())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(got, want);
     }
 }
