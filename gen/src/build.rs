@@ -167,6 +167,10 @@ pub trait Observer: Sync {
     fn progress(&self, _units: u64) {}
     /// A slice is finished (solved and written, or found finished).
     fn slice_done(&self, _stats: &SliceStats) {}
+    /// Before any slice starts: a file of slice `m` is present but unusable (`why`: damaged,
+    /// truncated, another slice's or another variant's), so the slice will be solved and
+    /// its files written again.
+    fn unusable(&self, _m: Material, _why: &str) {}
 }
 
 /// An observer that ignores everything.
@@ -202,20 +206,45 @@ fn remove_stale_temporaries(dir: &std::path::Path) {
 
 /// Whether the files of slice `m` are finished: each kind the plan writes exists, opens,
 /// matches the plan and passes its checksums.
-fn finished(plan: &Plan, m: Material) -> bool {
+/// What a build finds on disk for a slice.
+#[derive(Debug, PartialEq)]
+enum OnDisk {
+    /// Every file of the build's kinds is present, of this slice and rules, and intact.
+    Finished,
+    /// Some file is missing (never written, or removed).
+    Missing,
+    /// Some file is present but cannot be used (why): it is solved and written again.
+    Unusable(String),
+}
+
+fn on_disk(plan: &Plan, m: Material) -> OnDisk {
     let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
-    plan.kinds().iter().all(|&kind| {
-        let Ok(t) = TableFile::open(&plan.path(m, kind), cache.clone()) else {
-            return false;
+    for &kind in plan.kinds() {
+        let path = plan.path(m, kind);
+        if !path.exists() {
+            return OnDisk::Missing;
+        }
+        let t = match TableFile::open(&path, cache.clone()) {
+            Ok(t) => t,
+            Err(e) => return OnDisk::Unusable(e.to_string()),
         };
         let h = t.header();
-        h.variant == plan.rules.name
-            && h.rules_code == plan.rules.encode()
-            && h.material == [m.white_men, m.white_kings, m.black_men, m.black_kings]
-            && h.kind == kind
-            && h.positions_per_side == SliceIndex::new(m, plan.rules.geometry()).size()
-            && t.verify_payload().is_ok()
-    })
+        if h.variant != plan.rules.name
+            || h.rules_code != plan.rules.encode()
+            || h.material != [m.white_men, m.white_kings, m.black_men, m.black_kings]
+            || h.kind != kind
+            || h.positions_per_side != SliceIndex::new(m, plan.rules.geometry()).size()
+        {
+            return OnDisk::Unusable(format!(
+                "{}: its header is not this slice's under these rules",
+                path.display()
+            ));
+        }
+        if let Err(e) = t.verify_payload() {
+            return OnDisk::Unusable(e.to_string());
+        }
+    }
+    OnDisk::Finished
 }
 
 fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
@@ -373,7 +402,14 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
     }
     remove_stale_temporaries(&plan.out);
-    let done: Vec<bool> = plan.slices.iter().map(|&m| finished(plan, m)).collect();
+    let mut done = Vec::with_capacity(plan.slices.len());
+    for &m in &plan.slices {
+        let state = on_disk(plan, m);
+        if let OnDisk::Unusable(why) = &state {
+            obs.unusable(m, why);
+        }
+        done.push(state == OnDisk::Finished);
+    }
     let readers = Readers::new(&plan.slices, &done);
     let mut store = Store::new(plan.rules);
     let mut all = Vec::new();

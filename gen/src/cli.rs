@@ -275,6 +275,14 @@ impl Observer for Bars {
     fn progress(&self, units: u64) {
         self.slice.inc(units);
     }
+    fn unusable(&self, m: Material, why: &str) {
+        let line = format!("slice {m}: solving it again, its file is unusable: {why}");
+        if self.multi.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            let _ = self.multi.println(&line);
+        }
+    }
     fn slice_done(&self, s: &SliceStats) {
         self.overall.inc(1);
         let line = if self.json {

@@ -474,9 +474,10 @@ fn gen_rerun_skips_every_slice_and_keeps_files() {
     assert!(extra.is_empty(), "stray files {extra:?}");
 }
 
-/// A damaged file (a flipped byte in a block) and a missing one: a re-run rebuilds exactly
-/// those two slices, skips the others, and ends with every file bit-identical to the intact
-/// build. A lock file left behind by an earlier run does not stop it.
+/// A damaged file (a flipped byte in a block) and a missing one: a re-run reports the
+/// damaged one, rebuilds exactly those two slices, skips the others, and ends with every
+/// file bit-identical to the intact build. A lock file left behind by an earlier run does
+/// not stop it.
 #[test]
 fn gen_rebuilds_damaged_and_missing_slices() {
     let tmp = tempfile::tempdir().unwrap();
@@ -505,6 +506,17 @@ fn gen_rebuilds_damaged_and_missing_slices() {
         .collect();
     assert_eq!(rebuilt, set(&["0120", "1010"]));
     assert_eq!(table_files(&dir), original);
+    // The damaged file is reported (one line, naming the slice, the file and the damage);
+    // the missing one is just built.
+    let err = stderr_of(&out);
+    let reports: Vec<&str> = err.lines().filter(|l| l.contains("unusable")).collect();
+    assert_eq!(reports.len(), 1, "{err}");
+    assert!(
+        reports[0].starts_with("slice 0120: solving it again")
+            && reports[0].contains("english-0120.wld")
+            && reports[0].contains("checksum"),
+        "{err}"
+    );
 }
 
 /// A directory locked by another `dtb gen` (here: this test holding the lock file) is refused
