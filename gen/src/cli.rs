@@ -86,6 +86,11 @@ enum Command {
         /// Print one JSON object per slice and a summary, instead of text.
         #[arg(long)]
         json: bool,
+        /// Write nothing: list what the build would do with each slice (solve, load a
+        /// finished one that a slice to solve needs, or skip) and the memory it would need,
+        /// against the memory available now. Exit status 1 if some slice would not fit.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Value of positions: win/loss/draw, distance in plies and best move.
     Probe {
@@ -204,10 +209,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             zstd,
             wld_only,
             json,
+            dry_run,
         } => {
             let zstd = zstd
                 .or(zstd_level.map(CompressionParams::level))
                 .unwrap_or(build::ZSTD);
+            if dry_run {
+                return gen_dry_run(&variant, pieces, out, threads, wld_only, json);
+            }
             gen(&variant, pieces, out, threads, zstd, wld_only, json)
         }
         Command::Probe {
@@ -369,6 +378,95 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
                 / rayon::current_num_threads().max(1) as f64
         },
         "peak_memory_bytes": build::peak_memory().unwrap_or(0),
+    })
+}
+
+/// `dtb gen --dry-run`: [`Plan::forecast`], printed.
+fn gen_dry_run(
+    variant: &str,
+    pieces: u32,
+    out: PathBuf,
+    threads: Option<u16>,
+    wld_only: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    let rules = rules_named(variant)?;
+    let mut plan = Plan::new(rules, pieces, out)?;
+    plan.wld_only = wld_only;
+    let threads = threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    let slices = plan.forecast(threads);
+    let mib = |b: u64| b.div_ceil(1 << 20);
+    let mut peak = (0u64, None);
+    let mut count = [0usize; 3];
+    for f in &slices {
+        let need = f.held_bytes + f.solve_bytes;
+        if need > peak.0 {
+            peak = (need, Some(f.material));
+        }
+        count[f.action as usize] += 1;
+        if json {
+            outln!(
+                "{}",
+                json!({
+                    "slice": f.material.to_string(), "action": f.action.name(),
+                    "positions": f.positions, "solve_bytes": f.solve_bytes,
+                    "held_bytes": f.held_bytes, "peak_bytes": need,
+                })
+            );
+        } else {
+            outln!(
+                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held",
+                f.material,
+                f.action.name(),
+                f.positions,
+                mib(f.solve_bytes),
+                mib(f.held_bytes)
+            );
+        }
+    }
+    let available = build::available_memory();
+    let fits = available.is_none_or(|a| peak.0 <= a);
+    let positions: u64 = slices.iter().map(|f| f.positions).sum();
+    let peak_slice = peak.1.map(|m| m.to_string());
+    if json {
+        outln!(
+            "{}",
+            json!({
+                "summary": true, "variant": rules.name, "pieces": pieces,
+                "slices": slices.len(), "solve": count[0], "load": count[1], "skip": count[2],
+                "positions": positions, "threads": threads,
+                "peak_bytes": peak.0, "peak_slice": peak_slice,
+                "available_bytes": available, "fits": fits,
+            })
+        );
+    } else {
+        outln!(
+            "{} 2-{} pieces: {} slices ({} to solve, {} to load, {} to skip), {} positions; \
+             expected peak {} MiB{} on {} threads, {}",
+            rules.name,
+            pieces,
+            slices.len(),
+            count[0],
+            count[1],
+            count[2],
+            positions,
+            mib(peak.0),
+            peak_slice.map_or(String::new(), |m| format!(" (slice {m})")),
+            threads,
+            match available {
+                Some(a) if fits => format!("{} MiB available now: fits", a >> 20),
+                Some(a) => format!("{} MiB available now: does NOT fit", a >> 20),
+                None => "available memory unknown".to_string(),
+            }
+        );
+    }
+    Ok(if fits {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     })
 }
 

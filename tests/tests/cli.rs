@@ -519,6 +519,71 @@ fn gen_rebuilds_damaged_and_missing_slices() {
     );
 }
 
+/// `--dry-run` writes nothing and lists what a build would do: in a directory that does not
+/// exist, every slice is to be solved; over finished 2-4 tables with one file removed,
+/// `--pieces 5` solves that slice and the 5-piece ones and loads the rest (each is read by
+/// a slice that runs). The summary's peak is the largest slice line's, and a build far
+/// beyond any machine (English 2-8 with DTW: about 390 GiB) is reported as not fitting,
+/// exit status 1.
+#[test]
+fn gen_dry_run_writes_nothing_and_forecasts_each_slice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fresh = tmp.path().join("fresh");
+    let out = dtb()
+        .args(["gen", "--pieces", "4", "--dry-run", "--json", "--out"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(!fresh.exists(), "a dry run created the output directory");
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), 24);
+    let (slices, summary) = lines.split_at(23);
+    assert!(slices.iter().all(|o| o["action"] == "solve"));
+    let peak = slices
+        .iter()
+        .map(|o| o["peak_bytes"].as_u64().unwrap())
+        .max();
+    assert_eq!(summary[0]["peak_bytes"].as_u64(), peak);
+    assert_eq!(summary[0]["solve"], 23);
+    assert_eq!(summary[0]["fits"], true);
+
+    let dir = tmp.path().join("tables");
+    copy_tables(english4(), &dir);
+    std::fs::remove_file(dir.join("english-1111.wld")).unwrap();
+    let before = table_files(&dir);
+    let out = dtb()
+        .args(["gen", "--pieces", "5", "--dry-run", "--json", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(table_files(&dir), before, "a dry run changed the directory");
+    let lines = json_lines(&stdout_of(&out));
+    for o in &lines[..lines.len() - 1] {
+        let name = o["slice"].as_str().unwrap();
+        let pieces: u32 = name.bytes().map(|b| u32::from(b - b'0')).sum();
+        let want = if pieces == 5 || name == "1111" {
+            "solve"
+        } else {
+            "load"
+        };
+        assert_eq!(o["action"], want, "{name}");
+        assert_eq!(o["solve_bytes"] == 0, want != "solve", "{name}");
+    }
+
+    let out = dtb()
+        .args(["gen", "--pieces", "8", "--dry-run", "--out"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    let last = text.lines().last().unwrap();
+    assert!(last.contains("does NOT fit"), "{last}");
+    assert!(!fresh.exists());
+}
+
 /// A directory locked by another `dtb gen` (here: this test holding the lock file) is refused
 /// with one line, and nothing is written.
 #[test]
