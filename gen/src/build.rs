@@ -160,7 +160,9 @@ impl Plan {
         let mut out = Vec::with_capacity(self.slices.len());
         for (i, &m) in self.slices.iter().enumerate() {
             for &j in &readers.drop_before[i] {
-                held -= self.held_bytes(self.slices[j]);
+                // (saturating: a plan whose slices were reordered by hand is not in
+                // dependency order; `run` refuses it with a missing-slice error)
+                held = held.saturating_sub(self.held_bytes(self.slices[j]));
             }
             let action = match (done[i], readers.read[i]) {
                 (false, _) => Action::Solve,
@@ -311,8 +313,6 @@ fn remove_stale_temporaries(dir: &std::path::Path) {
     }
 }
 
-/// Whether the files of slice `m` are finished: each kind the plan writes exists, opens,
-/// matches the plan and passes its checksums.
 /// What a build finds on disk for a slice.
 #[derive(Debug, PartialEq)]
 enum OnDisk {
@@ -324,6 +324,8 @@ enum OnDisk {
     Unusable(String),
 }
 
+/// Whether the files of slice `m` are finished: each kind the plan writes exists, opens,
+/// matches the plan and passes its checksums.
 fn on_disk(plan: &Plan, m: Material) -> OnDisk {
     let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
     for &kind in plan.kinds() {
@@ -616,7 +618,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         if symmetric {
             c1 = Vec::new();
         }
-        let kept = plan.wld_only.then(|| {
+        let kept = (plan.wld_only && readers.read[i]).then(|| {
             [
                 Some(Codes::wld_of_codes(&c0)),
                 (!symmetric).then(|| Codes::wld_of_codes(&c1)),

@@ -244,22 +244,26 @@ pub fn solve_slice(
 ///   twice for a group alone in its round (the lists of its parallel chunks before they
 ///   are merged), four times for the groups that share a worker (each level's list keeps
 ///   the largest capacity any group gave it; English 0410 measured 2.9 times);
-/// - 256 KiB for the rest (look-up caches, move lists, the thread pool's bookkeeping);
+/// - 256 KiB for the rest, and 64 KiB a thread (look-up caches, move lists, the thread
+///   pool's bookkeeping);
 /// - the whole-slice solver (kings only, a group too large to number in 32 bits): three
-///   atomic cells (5 bytes) and up to one list entry (16) per position.
+///   atomic cells (5 bytes) a position, and its init lists (16 bytes an entry) while they
+///   are merged into the level lists (8), allowed twice for their growth: 48. Not measured:
+///   no slice of the test variants reaches it.
 pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let k = ix.kings_per_group();
     let groups = ix.men_groups();
     let result = 2 * (2 * n + n.div_ceil(64) * 8);
+    let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     if 2 * k > u64::from(u32::MAX) && material.men() == 0 {
-        return (256 << 10) + result + 2 * n * (5 + 16);
+        return fixed + result + 2 * n * (5 + 48);
     }
     let workers = groups.min(threads.max(1) as u64);
     let lists = if groups == 1 { 2 } else { 4 } * (2 * 2 * 4);
     let per_group = k * (2 * 6 + 16 + lists);
-    (256 << 10) + result + groups * (2 + 8) + workers * per_group
+    fixed + result + groups * (2 + 8) + workers * per_group
 }
 
 /// The whole-slice solver: every position of both sides in shared atomic cells, each level
