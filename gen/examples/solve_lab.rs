@@ -1,12 +1,12 @@
 //! Solver experiments (docs/PERFORMANCE.md, "The solver"): loads the WLD tables of every
 //! slice the named slices can lead to from DIR, then solves the named
-//! English slices one by one and prints, per slice, the solve time, positions per second per
+//! slices one by one and prints, per slice, the solve time, positions per second per
 //! core and a checksum of the outcomes (win, loss, draw) and capture flags (to show a change
 //! to the solver keeps what the files hold identical; the distances a WLD-only source gives
 //! are nominal, so they are left out).
 //!
-//! `cargo run --release -p dtb-gen --example solve_lab -- DIR 1221 0304 ...`
-//! (threads: `RAYON_NUM_THREADS`)
+//! `cargo run --release -p dtb-gen --example solve_lab -- [--variant NAME] DIR 1221 0304 ...`
+//! (default variant english; threads: `RAYON_NUM_THREADS`)
 
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
@@ -24,9 +24,15 @@ fn fail(message: impl std::fmt::Display) -> ! {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut rules = Rules::ENGLISH;
+    if args.first().is_some_and(|a| a == "--variant") {
+        let name = args.get(1).cloned().unwrap_or_default();
+        rules = Rules::by_name(&name).unwrap_or_else(|| fail(format!("no variant {name:?}")));
+        args.drain(..2);
+    }
     let Some((dir, names)) = args.split_first() else {
-        eprintln!("usage: solve_lab DIR SLICE...");
+        eprintln!("usage: solve_lab [--variant NAME] DIR SLICE...");
         std::process::exit(2);
     };
     let targets: Vec<Material> = names
@@ -36,20 +42,19 @@ fn main() {
                 .filter(|m| m.is_canonical() && m.white() > 0 && m.black() > 0)
                 .unwrap_or_else(|| {
                     fail(format!(
-                        "{s:?} is not a canonical English slice with pieces on both sides \
+                        "{s:?} is not a canonical slice with pieces on both sides \
                          (four digits: white men, white kings, black men, black kings; e.g. 1221)"
                     ))
                 })
         })
         .collect();
     let max = targets.iter().map(|m| m.pieces()).max().unwrap_or(0);
-    let rules = Rules::ENGLISH;
     let mut store = Store::new(rules);
     let t = Instant::now();
     // Every slice solved before the last target in the build order, targets excepted.
     let order = Material::solve_order(max, rules.max_pieces_per_side());
     let Some(last) = order.iter().rposition(|m| targets.contains(m)) else {
-        fail("no English slice given (at most 12 pieces a side)")
+        fail("no slice of this variant given")
     };
     for &m in &order[..last] {
         // Only what a target can lead to: fewer pieces (a capture) or, as many, fewer men
@@ -60,7 +65,7 @@ fn main() {
         if targets.contains(&m) || !needed {
             continue;
         }
-        let path = std::path::Path::new(dir).join(format!("english-{m}.wld"));
+        let path = std::path::Path::new(dir).join(format!("{}-{m}.wld", rules.name));
         if let Err(e) = store.load_wld_file(m, &path) {
             fail(format!("{m} must be solved first: {e}"));
         }

@@ -733,16 +733,10 @@ impl Steps {
         if !self.flying {
             return self.adj[sq as usize] & !occ;
         }
-        use dtb_probe::board::{Dir, NONE};
-        let mut out = 0;
-        for d in Dir::ALL {
-            let mut t = self.g.step(sq, d);
-            while t != NONE && occ >> t & 1 == 0 {
-                out |= 1u64 << t;
-                t = self.g.step(t, d);
-            }
-        }
-        out
+        use dtb_probe::board::Dir;
+        Dir::ALL
+            .iter()
+            .fold(0, |out, &d| out | self.g.slide(sq, d, occ).0)
     }
 }
 

@@ -183,27 +183,23 @@ impl Gen<'_> {
     #[inline]
     fn jump_in(&self, cur: u8, d: Dir, king: bool, captured: u64) -> (u8, u64) {
         let occ = self.occupied_now(captured);
-        let flying = king && self.rules.kings == KingRange::Flying;
-        let mut sq = self.g.step(cur, d);
-        if flying {
-            while sq != NONE && occ & (1u64 << sq) == 0 {
-                sq = self.g.step(sq, d);
+        if king && self.rules.kings == KingRange::Flying {
+            // Slide to the first piece, then over it to the next (or the edge).
+            let over = self.g.slide(cur, d, occ).1;
+            if over == NONE || !self.may_jump(over, king, captured) {
+                return (NONE, 0);
             }
+            return (over, self.g.slide(over, d, occ).0);
         }
-        if sq == NONE || !self.may_jump(sq, king, captured) {
+        let over = self.g.step(cur, d);
+        if over == NONE || !self.may_jump(over, king, captured) {
             return (NONE, 0);
         }
-        let over = sq;
-        let mut lands = 0u64;
-        let mut l = self.g.step(over, d);
-        while l != NONE && occ & (1u64 << l) == 0 {
-            lands |= 1u64 << l;
-            if !flying {
-                break;
-            }
-            l = self.g.step(l, d);
+        let land = self.g.step(over, d);
+        if land == NONE || occ & (1u64 << land) != 0 {
+            return (over, 0);
         }
-        (over, lands)
+        (over, 1u64 << land)
     }
 
     fn can_capture(&self, cur: u8, king: bool, captured: u64) -> bool {
