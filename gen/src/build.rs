@@ -150,11 +150,8 @@ impl Plan {
     /// What [`run`] would do now, slice by slice, given the files on disk, and the memory it
     /// would need: nothing is written. Reads (and checks) every finished file.
     pub fn forecast(&self, threads: usize) -> Vec<Forecast> {
-        let done: Vec<bool> = self
-            .slices
-            .iter()
-            .map(|&m| on_disk(self, m) == OnDisk::Finished)
-            .collect();
+        let states: Vec<OnDisk> = self.slices.iter().map(|&m| on_disk(self, m)).collect();
+        let done: Vec<bool> = states.iter().map(|s| *s == OnDisk::Finished).collect();
         let readers = Readers::new(&self.slices, &done);
         let mut held = 0u64;
         let mut out = Vec::with_capacity(self.slices.len());
@@ -179,6 +176,10 @@ impl Plan {
                     0
                 },
                 held_bytes: held,
+                unusable: match &states[i] {
+                    OnDisk::Unusable(why) => Some(why.clone()),
+                    _ => None,
+                },
             });
             if readers.read[i] {
                 held += self.held_bytes(m);
@@ -242,6 +243,8 @@ pub struct Forecast {
     pub solve_bytes: u64,
     /// Memory held by the solved slices kept while it is solved or loaded.
     pub held_bytes: u64,
+    /// Why a file of the slice present on disk cannot be used (it is solved again).
+    pub unusable: Option<String>,
 }
 
 /// Figures of one slice.

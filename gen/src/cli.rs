@@ -414,16 +414,20 @@ fn gen_dry_run(
                     "slice": f.material.to_string(), "action": f.action.name(),
                     "positions": f.positions, "solve_bytes": f.solve_bytes,
                     "held_bytes": f.held_bytes, "peak_bytes": need,
+                    "unusable": f.unusable,
                 })
             );
         } else {
             outln!(
-                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held",
+                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held{}",
                 f.material,
                 f.action.name(),
                 f.positions,
                 mib(f.solve_bytes),
-                mib(f.held_bytes)
+                mib(f.held_bytes),
+                f.unusable
+                    .as_ref()
+                    .map_or(String::new(), |why| format!("  (file unusable: {why})"))
             );
         }
     }

@@ -520,9 +520,9 @@ fn gen_rebuilds_damaged_and_missing_slices() {
 }
 
 /// `--dry-run` writes nothing and lists what a build would do: in a directory that does not
-/// exist, every slice is to be solved; over finished 2-4 tables with one file removed,
-/// `--pieces 5` solves that slice and the 5-piece ones and loads the rest (each is read by
-/// a slice that runs). The summary's peak is the largest slice line's, and a build far
+/// exist, every slice is to be solved; over finished 2-4 tables with one file removed and
+/// one overwritten, `--pieces 5` solves those two slices (naming the unusable file) and the
+/// 5-piece ones, and loads the rest (each is read by a slice that runs). The summary's peak is the largest slice line's, and a build far
 /// beyond any machine (English 2-8 with DTW: about 390 GiB) is reported as not fitting,
 /// exit status 1.
 #[test]
@@ -551,6 +551,7 @@ fn gen_dry_run_writes_nothing_and_forecasts_each_slice() {
     let dir = tmp.path().join("tables");
     copy_tables(english4(), &dir);
     std::fs::remove_file(dir.join("english-1111.wld")).unwrap();
+    std::fs::write(dir.join("english-0210.dtw"), b"not a table").unwrap();
     let before = table_files(&dir);
     let out = dtb()
         .args(["gen", "--pieces", "5", "--dry-run", "--json", "--out"])
@@ -563,12 +564,14 @@ fn gen_dry_run_writes_nothing_and_forecasts_each_slice() {
     for o in &lines[..lines.len() - 1] {
         let name = o["slice"].as_str().unwrap();
         let pieces: u32 = name.bytes().map(|b| u32::from(b - b'0')).sum();
-        let want = if pieces == 5 || name == "1111" {
+        let want = if pieces == 5 || name == "1111" || name == "0210" {
             "solve"
         } else {
             "load"
         };
         assert_eq!(o["action"], want, "{name}");
+        // The foreign file is named, with why; the missing one is not "unusable".
+        assert_eq!(o["unusable"].is_string(), name == "0210", "{name}: {o:?}");
         assert_eq!(o["solve_bytes"] == 0, want != "solve", "{name}");
     }
 
