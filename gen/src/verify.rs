@@ -53,6 +53,21 @@ pub fn verify_dir(
     rules: Rules,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<SliceReport>, dtb_probe::ProbeError> {
+    verify_dir_sampled(dir, rules, None, progress)
+}
+
+/// [`verify_dir`], checking at most `sample` positions a slice (both sides together), spread
+/// over its index range: one pseudo-random position in each of `sample` equal stretches
+/// (the same ones on every run). For builds too large to check whole; `None` checks all.
+///
+/// # Errors
+/// As [`verify_dir`].
+pub fn verify_dir_sampled(
+    dir: &Path,
+    rules: Rules,
+    sample: Option<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SliceReport>, dtb_probe::ProbeError> {
     let tb = Tablebase::with_cache_bytes(rules, 256 << 20);
     let mut tb = tb;
     tb.add_directory(dir)?;
@@ -69,7 +84,9 @@ pub fn verify_dir(
         // A slice without a DTW file (built by `dtb gen --wld-only`, possibly into a
         // directory whose smaller slices have DTW files) is checked on outcomes.
         let wld_only = !dtw_slices.contains(&m);
-        reports.push(verify_slice(&tb, &rules, m, dir, wld_only, progress));
+        reports.push(verify_slice(
+            &tb, &rules, m, dir, wld_only, sample, progress,
+        ));
     }
     Ok(reports)
 }
@@ -84,6 +101,7 @@ fn verify_slice(
     m: Material,
     dir: &Path,
     wld_only: bool,
+    sample: Option<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> SliceReport {
     let mut problems = Vec::new();
@@ -135,13 +153,26 @@ fn verify_slice(
     let unreadable = AtomicU64::new(0);
     let first_unreadable: Mutex<Option<String>> = Mutex::new(None);
     const CHUNK: u64 = 1 << 12;
-    let total = n * sides.len() as u64;
+    let all = n * sides.len() as u64;
+    let total = sample.map_or(all, |s| s.min(all));
+    // Position `g` of `all`, for item `j` of `total`: all of them in order, or one
+    // pseudo-random position in each of `total` equal stretches.
+    let pick = |j: u64| -> u64 {
+        if total == all {
+            return j;
+        }
+        let (lo, hi) = (
+            (j as u128 * all as u128 / total as u128) as u64,
+            ((j + 1) as u128 * all as u128 / total as u128) as u64,
+        );
+        lo + splitmix(j ^ u64::from(m.pieces()) << 56) % (hi - lo).max(1)
+    };
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         let mut moves = Vec::new();
         let mut men = MenCache::default();
         let lo = c * CHUNK;
         let hi = (lo + CHUNK).min(total);
-        for g in lo..hi {
+        for g in (lo..hi).map(pick) {
             let side = sides[(g / n) as usize];
             let i = g % n;
             let pos = ix.unindex_cached(i, side, &mut men);
@@ -251,6 +282,14 @@ fn verify_slice(
         outcomes_only: wld_only,
         problems,
     }
+}
+
+/// splitmix64's output function: a well-mixed hash of `x`.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Table files of `dir` whose names look like another variant's or are unreadable are not

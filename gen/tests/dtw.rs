@@ -161,6 +161,11 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
         text.contains("23 slices, 6408836 positions checked"),
         "{text}"
     );
+    // Sampled: 100 positions in each slice (every 2-4 slice has more).
+    let out = dtb(&["verify", "--sample", "100", "--dir", good.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("23 slices, 2300 positions checked"), "{text}");
 
     // Copy, then rewrite one DTW file with one non-capture value changed (checksums valid).
     let bad = copy_of(good);
@@ -197,6 +202,18 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
     assert!(text.contains("slice 1111: FAILED"), "{text}");
     assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
     assert!(text.contains("1 FAILED"), "{text}");
+    // A sample at least as large as a slice checks all of it.
+    let out = dtb(&[
+        "verify",
+        "--sample",
+        "99999999",
+        "--dir",
+        bad.path().to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
+    assert!(text.contains("6408836 positions checked"), "{text}");
 }
 
 #[test]
