@@ -30,7 +30,7 @@ use dtb_probe::{fen, Material, Rules, Tablebase};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::build::{self, Observer, Plan, SliceStats};
+use crate::build::{self, Action, Observer, Plan, SliceStats};
 use crate::write::CompressionParams;
 
 const AFTER_HELP: &str = "\
@@ -391,6 +391,14 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
     })
 }
 
+/// `--threads`, or one per core.
+fn worker_threads(threads: Option<u16>) -> usize {
+    threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    )
+}
+
 /// `dtb gen --dry-run`: [`Plan::forecast`], printed.
 fn gen_dry_run(
     variant: &str,
@@ -403,10 +411,7 @@ fn gen_dry_run(
     let rules = rules_named(variant)?;
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.wld_only = wld_only;
-    let threads = threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        usize::from,
-    );
+    let threads = worker_threads(threads);
     let slices = plan.forecast(threads);
     let mib = |b: u64| b.div_ceil(1 << 20);
     let mut peak = (0u64, None);
@@ -416,7 +421,11 @@ fn gen_dry_run(
         if need > peak.0 {
             peak = (need, Some(f.material));
         }
-        count[f.action as usize] += 1;
+        count[match f.action {
+            Action::Solve => 0,
+            Action::Load => 1,
+            Action::Skip => 2,
+        }] += 1;
         if json {
             outln!(
                 "{}",
@@ -497,10 +506,7 @@ fn gen(
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.zstd = zstd;
     plan.wld_only = wld_only;
-    let threads = threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        usize::from,
-    );
+    let threads = worker_threads(threads);
     if threads == 0 {
         bail!("--threads must be at least 1");
     }
