@@ -409,6 +409,10 @@ fn gen_dry_run(
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
+    if out.exists() && !out.is_dir() {
+        // What the build itself would stop on (it cannot create the directory).
+        bail!("--out {} exists and is not a directory", out.display());
+    }
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.wld_only = wld_only;
     let threads = worker_threads(threads);
