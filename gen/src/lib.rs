@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod bitbase;
 pub mod build;
 pub mod cli;
 pub mod solve;

@@ -26,6 +26,7 @@ use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
+use dtb_probe::format::{wld_code, WLD_LOSS, WLD_WIN};
 use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
 
 use crate::store::{Lookups, Missing, Store};
@@ -34,7 +35,7 @@ use rayon::prelude::*;
 const UNRESOLVED: u16 = u16::MAX;
 const AUX_CAPTURE: u16 = 1 << 15;
 const AUX_WIN_EXIT: u16 = 1 << 14;
-const AUX_DRAW_EXIT: u16 = 1 << 13;
+pub(crate) const AUX_DRAW_EXIT: u16 = 1 << 13;
 const AUX_LEVEL: u16 = (1 << 13) - 1;
 const CHUNK: u64 = 1 << 14;
 
@@ -70,6 +71,39 @@ impl SolvedSlice {
     }
 }
 
+/// The result of solving one slice for a WLD-only build: outcomes, no distances.
+pub struct SolvedWld {
+    /// The slice.
+    pub material: Material,
+    /// Positions per side.
+    pub size: u64,
+    /// True outcomes per side (index 0 White to move, 1 Black), capture positions included,
+    /// as WLD file codes (0 draw, 1 win, 2 loss) packed 2 bits a position, 32 a word
+    /// (position `i` in bits `2 * (i % 32)` of word `i / 32`; the bits past the last
+    /// position are 0).
+    pub values: [Vec<u64>; 2],
+    /// Per side, one bit per position: the side to move must capture.
+    pub capture: [Vec<u64>; 2],
+    /// Per side: wins, losses, draws (true values, all positions).
+    pub counts: [[u64; 3]; 2],
+    /// Number of propagation levels (or passes) run.
+    pub levels: usize,
+}
+
+impl SolvedWld {
+    /// The WLD file code of position `i` of `side`.
+    #[inline]
+    pub fn code(&self, side: usize, i: u64) -> u16 {
+        (self.values[side][(i / 32) as usize] >> (2 * (i % 32)) & 3) as u16
+    }
+
+    /// Whether position `i` of `side` is a capture position.
+    #[inline]
+    pub fn is_capture(&self, side: usize, i: u64) -> bool {
+        self.capture[side][(i / 64) as usize] >> (i % 64) & 1 != 0
+    }
+}
+
 /// The codes a DTW file stores for one side: the true `values`, with each capture position's
 /// (a bit set in `capture`) "don't care" replaced by the value stored just before it (which
 /// keeps runs long for compression).
@@ -101,7 +135,7 @@ pub enum SolveError<E: std::error::Error + 'static> {
 }
 
 /// What the first phase learns of one position from its legal moves.
-enum Start {
+pub(crate) enum Start {
     /// Its value is known: terminal, a capture position (every successor is in a solved
     /// slice), or no move stays in the part being solved.
     Known { code: u16, capture: bool },
@@ -161,7 +195,7 @@ impl Exits {
 
 /// The value of a position whose side to move has pieces but no legal move.
 #[inline]
-fn blocked_code(rules: &Rules) -> u16 {
+pub(crate) fn blocked_code(rules: &Rules) -> u16 {
     match rules.blocked {
         BlockedOutcome::Loss => LOST,
         BlockedOutcome::Draw => DRAW,
@@ -170,7 +204,7 @@ fn blocked_code(rules: &Rules) -> u16 {
 
 /// Classify `pos` (with its legal `moves`). `child` gives a successor's value code, or
 /// `None` when the successor lies in the part being solved now.
-fn classify<E>(
+pub(crate) fn classify<E>(
     rules: &Rules,
     pos: &Position,
     moves: &[dtb_probe::movegen::Move],
@@ -548,19 +582,89 @@ pub fn solve_slice_grouped(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedSlice, SolveError<Missing>> {
-    let geo = rules.geometry();
-    let ix = SliceIndex::new(material, geo);
+    let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
-    let k = ix.kings_per_group();
     // A group's positions are numbered in 32 bits (both sides: 2k of them). Only 10x10
     // slices of 8 pieces or more come near: kings only there go to the whole-slice solver.
-    if 2 * k > u64::from(u32::MAX) {
+    if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
         return if material.men() == 0 {
             solve_slice_global(rules, src, material, progress)
         } else {
             Err(SolveError::GroupTooLarge(material))
         };
     }
+    let results = DtwResults([atomic_codes(n), atomic_codes(n)]);
+    let (results, capture, figures) = grouped(rules, src, material, results, progress)?;
+    // In place: a vector of atomics collects into plain values without a copy.
+    let values = results
+        .0
+        .map(|v| v.into_iter().map(AtomicU16::into_inner).collect());
+    Ok(SolvedSlice {
+        material,
+        size: n,
+        values,
+        capture,
+        counts: figures.counts,
+        max_plies: figures.max_plies,
+        levels: figures.levels,
+    })
+}
+
+/// The grouped solver for a WLD-only build: as [`solve_slice_grouped`], but the slice's
+/// values are kept as outcomes, two bits a position (0.75 bytes a position with the capture
+/// bits, both sides, instead of 4.25), and a man move into a group already solved is looked
+/// up as an outcome with a nominal distance, as the other slices of a WLD-only build are.
+/// Outcomes do not depend on the distances of exits, so the values' outcomes are those of
+/// [`solve_slice_grouped`] (tested); distances are not computed.
+///
+/// # Errors
+/// As [`solve_slice`]; a slice whose men groups are too large to number in 32 bits is
+/// [`SolveError::GroupTooLarge`] (kings only: [`crate::bitbase::solve_kings_wld`] takes it).
+pub fn solve_slice_grouped_wld(
+    rules: &Rules,
+    src: &Store,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedWld, SolveError<Missing>> {
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
+    if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
+        return Err(SolveError::GroupTooLarge(material));
+    }
+    let results = WldResults([atomic_words(n), atomic_words(n)]);
+    let (results, capture, figures) = grouped(rules, src, material, results, progress)?;
+    Ok(SolvedWld {
+        material,
+        size: n,
+        values: results
+            .0
+            .map(|v| v.into_iter().map(AtomicU64::into_inner).collect()),
+        capture,
+        counts: figures.counts,
+        levels: figures.levels,
+    })
+}
+
+/// The figures of a slice solved by [`grouped`].
+struct Figures {
+    counts: [[u64; 3]; 2],
+    max_plies: u16,
+    levels: usize,
+}
+
+/// The grouped solver's work (see [`solve_slice_grouped`]), the values written into
+/// `results`; returns them with the capture bits and the slice's figures.
+fn grouped<R: Results>(
+    rules: &Rules,
+    src: &Store,
+    material: Material,
+    results: R,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(R, [Vec<u64>; 2], Figures), SolveError<Missing>> {
+    let geo = rules.geometry();
+    let ix = SliceIndex::new(material, geo);
+    let n = ix.size();
+    let k = ix.kings_per_group();
     let groups = ix.men_groups();
     // Decoding every men placement is a large share of a men-only slice (millions of
     // groups of two positions): done on every thread, then gathered in order.
@@ -591,7 +695,7 @@ pub fn solve_slice_grouped(
     // read only groups of higher potential, finished in an earlier round (the rounds are
     // separated by rayon's joins). Relaxed atomics are plain loads and stores on x86-64.
     let slice = Shared {
-        values: [atomic_codes(n), atomic_codes(n)],
+        values: results,
         capture: [atomic_bits(n), atomic_bits(n)],
     };
     // One set of buffers per worker thread, kept from group to group (a new set per rayon
@@ -661,24 +765,96 @@ pub fn solve_slice_grouped(
         progress(std::mem::take(&mut sc.unreported));
     }
     let Shared { values, capture } = slice;
-    // In place: a vector of atomics collects into plain values without a copy.
-    let values = values.map(|v| v.into_iter().map(AtomicU16::into_inner).collect());
     let capture = capture.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
-    Ok(SolvedSlice {
-        material,
-        size: n,
+    Ok((
         values,
         capture,
-        counts,
-        max_plies,
-        levels,
-    })
+        Figures {
+            counts,
+            max_plies,
+            levels,
+        },
+    ))
 }
 
 /// The values and capture flags of the slice being solved, shared by the group workers.
-struct Shared {
-    values: [Vec<AtomicU16>; 2],
+struct Shared<R> {
+    values: R,
     capture: [Vec<AtomicU64>; 2],
+}
+
+/// Where the grouped solver keeps the final values of the slice being solved: each group
+/// writes its own index range once, and reads groups finished in earlier rounds.
+trait Results: Sync {
+    /// The value code of position `i` of `side` (0 White to move, 1 Black).
+    fn get(&self, side: usize, i: usize) -> u16;
+    /// Write the codes of positions `base..base + len` of `side` (`code(j)` for
+    /// `base + j`), a range no other group writes.
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16);
+}
+
+/// DTW codes, 2 bytes a position.
+struct DtwResults([Vec<AtomicU16>; 2]);
+
+impl Results for DtwResults {
+    #[inline]
+    fn get(&self, side: usize, i: usize) -> u16 {
+        self.0[side][i].load(Relaxed)
+    }
+
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16) {
+        for (j, cell) in self.0[side][base..base + len].iter().enumerate() {
+            cell.store(code(j), Relaxed);
+        }
+    }
+}
+
+/// Outcomes as WLD file codes ([`dtb_probe::format::WLD_WIN`], ...), 2 bits a position, 32
+/// a word: the layout of a WLD block's bytes, so a block of the file is a run of words.
+struct WldResults([Vec<AtomicU64>; 2]);
+
+impl Results for WldResults {
+    #[inline]
+    fn get(&self, side: usize, i: usize) -> u16 {
+        let bits = self.0[side][i / 32].load(Relaxed) >> (2 * (i % 32)) & 3;
+        code_of_file_wld(bits as u16)
+    }
+
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16) {
+        // Words at either end may be shared with the next group: or-ed in (all start at 0,
+        // a draw, and each position is written once).
+        let words = &self.0[side];
+        let mut word = 0u64;
+        let mut at = base / 32;
+        for j in 0..len {
+            let i = base + j;
+            if i / 32 != at {
+                if word != 0 {
+                    words[at].fetch_or(word, Relaxed);
+                }
+                word = 0;
+                at = i / 32;
+            }
+            word |= u64::from(wld_code(code(j))) << (2 * (i % 32));
+        }
+        if word != 0 {
+            words[at].fetch_or(word, Relaxed);
+        }
+    }
+}
+
+/// The value code (with a nominal distance) of a WLD file code.
+#[inline]
+pub fn code_of_file_wld(c: u16) -> u16 {
+    match c {
+        WLD_WIN => value::code_of_wld(Wld::Win),
+        WLD_LOSS => value::code_of_wld(Wld::Loss),
+        _ => DRAW,
+    }
+}
+
+fn atomic_words(n: u64) -> Vec<AtomicU64> {
+    (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect()
 }
 
 fn atomic_codes(n: u64) -> Vec<AtomicU16> {
@@ -690,7 +866,7 @@ fn atomic_bits(n: u64) -> Vec<AtomicU64> {
 }
 
 /// Quiet-move targets by square, for the solver's fast path (positions without a capture).
-struct Steps {
+pub(crate) struct Steps {
     /// `fwd[c][sq]`: the squares a man of colour `c` on `sq` moves to (diagonally forward).
     fwd: [[u64; 64]; 2],
     /// `adj[sq]`: the four diagonal neighbours of `sq`.
@@ -700,7 +876,7 @@ struct Steps {
 }
 
 impl Steps {
-    fn new(rules: &Rules) -> Steps {
+    pub(crate) fn new(rules: &Rules) -> Steps {
         use dtb_probe::board::{Dir, NONE};
         let g = rules.geometry();
         let mut fwd = [[0u64; 64]; 2];
@@ -729,7 +905,7 @@ impl Steps {
     /// The empty squares a king on `sq` reaches by a quiet move, `occ` the occupied squares.
     /// The relation is symmetric: they are also the squares a king on `sq` came from.
     #[inline]
-    fn king_targets(&self, sq: u8, occ: u64) -> u64 {
+    pub(crate) fn king_targets(&self, sq: u8, occ: u64) -> u64 {
         if !self.flying {
             return self.adj[sq as usize] & !occ;
         }
@@ -810,20 +986,20 @@ const INIT_CHUNK: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
 
 /// What classifying one position of a men group needs: the slice's context and the group's
 /// man moves. Shared by the threads of a parallel init pass.
-struct GroupInit<'a> {
+struct GroupInit<'a, R> {
     rules: &'a Rules,
     src: &'a Store,
     material: Material,
     ix: &'a SliceIndex,
     steps: &'a Steps,
-    slice: &'a Shared,
+    slice: &'a Shared<R>,
     man_moves: &'a [ManMove],
     first_move: &'a [u8; 64],
     dec: &'a dtb_probe::index::GroupDecoder,
     group_men: u64,
 }
 
-impl GroupInit<'_> {
+impl<R: Results> GroupInit<'_, R> {
     /// What the position with kings `wk`, `bk` and `side` to move learns from its moves.
     /// A position without a capture is classified without a move list: king moves stay in
     /// the group (counted), man moves lead to solved groups or, crowning, to other slices.
@@ -871,8 +1047,9 @@ impl GroupInit<'_> {
                     Ok(None) // a king move: same men, same group
                 } else {
                     Ok(Some(
-                        slice.values[succ.side_to_move().index()][ix.index(succ) as usize]
-                            .load(Relaxed),
+                        slice
+                            .values
+                            .get(succ.side_to_move().index(), ix.index(succ) as usize),
                     ))
                 }
             })
@@ -903,9 +1080,10 @@ impl GroupInit<'_> {
                         .take_while(|m| m.from == sq)
                         .find(|m| m.to == t)
                     {
-                        Some(m) => slice.values[side.opponent().index()]
-                            [(m.start + m.rank.rank(wk, bk)) as usize]
-                            .load(Relaxed),
+                        Some(m) => slice.values.get(
+                            side.opponent().index(),
+                            (m.start + m.rank.rank(wk, bk)) as usize,
+                        ),
                         // A crowning: the successor lies in another slice.
                         None => src
                             .value(&pos.after_quiet_move(g, sq, t), look)
@@ -1012,14 +1190,14 @@ fn for_each_predecessor(
 /// Capture positions go through the general move generator. Predecessors are king unmoves
 /// of the side that just moved, ranked among the group's empty squares.
 #[allow(clippy::too_many_arguments)]
-fn solve_group(
+fn solve_group<R: Results>(
     rules: &Rules,
     src: &Store,
     material: Material,
     ix: &SliceIndex,
     steps: &Steps,
     grp: u64,
-    slice: &Shared,
+    slice: &Shared<R>,
     sc: &mut Scratch,
     parallel: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<GroupResult, SolveError<Missing>> {
@@ -1288,7 +1466,14 @@ fn solve_group(
     let mut max_plies = 0u16;
     let base = (grp * kk as u64) as usize;
     for (side, part) in cells.chunks(kk).enumerate() {
-        let values = &slice.values[side][base..base + kk];
+        slice.values.set_run(side, base, kk, |i| {
+            let val = part[i].val.load(Relaxed);
+            if val == OPEN {
+                DRAW
+            } else {
+                val
+            }
+        });
         let capture = &slice.capture[side];
         // Capture flags are gathered a word at a time; a word at either end of the range
         // may be shared with the next group, hence `fetch_or`.
@@ -1298,7 +1483,6 @@ fn solve_group(
             let val = cell.val.load(Relaxed);
             let v = if val == OPEN { DRAW } else { val };
             tally(&mut counts[side], &mut max_plies, v);
-            values[i].store(v, Relaxed);
             let pos = base + i;
             if pos / 64 != at {
                 if word != 0 {
