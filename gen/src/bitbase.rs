@@ -272,7 +272,7 @@ pub fn solve_kings_wld(
 
 /// The 32 bits of `x` spread to the even bits of a word (bit `j` to bit `2j`).
 #[inline]
-fn spread(x: u32) -> u64 {
+pub(crate) fn spread(x: u32) -> u64 {
     let mut v = u64::from(x);
     v = (v | v << 16) & 0x0000_FFFF_0000_FFFF;
     v = (v | v << 8) & 0x00FF_00FF_00FF_00FF;

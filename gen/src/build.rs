@@ -11,9 +11,13 @@ use dtb_probe::material::Material;
 use dtb_probe::rules::Rules;
 use dtb_probe::table::{BlockCache, TableFile};
 
-use crate::solve::{solve_memory, solve_slice, stored_codes, SolvedSlice};
-use crate::store::{Codes, Store};
-use crate::write::{write_table, CompressionParams, TableData, WriteError};
+use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
+use crate::solve::{
+    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld, stored_codes, SolvedSlice,
+    SolvedWld,
+};
+use crate::store::{Codes, Spill, Store};
+use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
 /// designed for 8 pieces in all.
@@ -87,6 +91,11 @@ pub struct Plan {
     /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
     /// the WLD headers record no longest distance (0).
     pub wld_only: bool,
+    /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
+    /// [`default_budget`]). A WLD-only build whose finished slices do not fit beside the
+    /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
+    /// own working set does not fit stops the build before it starts, naming the slice.
+    pub memory: u64,
 }
 
 impl Plan {
@@ -105,6 +114,7 @@ impl Plan {
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd: ZSTD,
             wld_only: false,
+            memory: default_budget(),
         })
     }
 
@@ -126,12 +136,27 @@ impl Plan {
     /// codes (2 bytes) otherwise; plus [`OVERHEAD_BYTES`].
     pub fn solve_bytes(&self, m: Material, threads: usize) -> u64 {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
-        let kept = if self.wld_only {
-            2 * size / 4
+        if self.wld_only {
+            // The store's copy of the outcomes, unless it goes to a scratch file.
+            let kept = 2 * size.div_ceil(32) * 8;
+            return OVERHEAD_BYTES + self.wld_solver(m, threads).1 + kept;
+        }
+        OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + 2 * size * 2
+    }
+
+    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the grouped
+    /// one, or for a slice of kings only whose grouped working set would not fit half the
+    /// budget (or whose group is too large for it), the bit solver
+    /// ([`crate::bitbase`], seven bits a position).
+    pub fn wld_solver(&self, m: Material, threads: usize) -> (WldSolver, u64) {
+        let ix = SliceIndex::new(m, self.rules.geometry());
+        let grouped = solve_memory_wld(&self.rules, m, threads);
+        let too_large = 2 * ix.kings_per_group() > u64::from(u32::MAX);
+        if m.men() == 0 && (too_large || grouped > self.memory / 2) {
+            (WldSolver::Bits, kings_wld_memory(ix.size(), threads))
         } else {
-            2 * size * 2
-        };
-        OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + kept
+            (WldSolver::Grouped, grouped)
+        }
     }
 
     /// Memory (bytes) the build's store takes for slice `m` once it is solved or loaded:
@@ -150,6 +175,22 @@ impl Plan {
     /// What [`run`] would do now, slice by slice, given the files on disk, and the memory it
     /// would need: nothing is written. Reads (and checks) every finished file.
     pub fn forecast(&self, threads: usize) -> Vec<Forecast> {
+        let mut f = self.forecast_in_memory(threads);
+        if self.needs_spill(threads) {
+            for s in &mut f {
+                s.disk_bytes = s.held_bytes;
+                if s.action == Action::Solve {
+                    s.solve_bytes -= self.held_bytes(s.material).min(s.solve_bytes);
+                }
+                s.held_bytes = 0;
+                s.spill = true;
+            }
+        }
+        f
+    }
+
+    /// [`Plan::forecast`] with every finished slice a later one reads held in memory.
+    fn forecast_in_memory(&self, threads: usize) -> Vec<Forecast> {
         let states: Vec<OnDisk> = self.slices.iter().map(|&m| on_disk(self, m)).collect();
         let done: Vec<bool> = states.iter().map(|s| *s == OnDisk::Finished).collect();
         let readers = Readers::new(&self.slices, &done);
@@ -176,6 +217,8 @@ impl Plan {
                     0
                 },
                 held_bytes: held,
+                disk_bytes: 0,
+                spill: false,
                 unusable: match &states[i] {
                     OnDisk::Unusable(why) => Some(why.clone()),
                     _ => None,
@@ -186,6 +229,16 @@ impl Plan {
             }
         }
         out
+    }
+
+    /// Whether this build keeps finished slices in scratch files: a WLD-only build whose
+    /// forecast, with every finished slice in memory, passes its budget somewhere.
+    pub fn needs_spill(&self, threads: usize) -> bool {
+        self.wld_only
+            && self
+                .forecast_in_memory(threads)
+                .iter()
+                .any(|f| f.held_bytes + f.solve_bytes > self.memory)
     }
 
     /// The kinds of file this build writes.
@@ -231,6 +284,110 @@ impl Action {
     }
 }
 
+/// The solver of a slice in a WLD-only build ([`Plan::wld_solver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WldSolver {
+    /// [`crate::solve::solve_slice_grouped_wld`]: one men group at a time.
+    Grouped,
+    /// [`crate::bitbase::solve_kings_wld`]: bitmaps, for slices of kings only.
+    Bits,
+}
+
+/// Memory a build may use, bytes: the least of the memory available now (Linux
+/// `MemAvailable`), what the process's address-space limit (`ulimit -v`) leaves beside its
+/// present size, and what its cgroup's `memory.max` leaves beside `memory.current`; `None`
+/// if none of these can be read.
+pub fn memory_limit() -> Option<u64> {
+    let mut limit = available_memory();
+    let mut lower = |x: Option<u64>| {
+        if let Some(x) = x {
+            limit = Some(limit.map_or(x, |l| l.min(x)));
+        }
+    };
+    lower(address_space_left());
+    lower(cgroup_left());
+    limit
+}
+
+/// The default memory budget: [`memory_limit`] less a margin of 1/16 (at least 256 MiB)
+/// for the rest of the machine; 4 GiB where nothing can be read.
+pub fn default_budget() -> u64 {
+    match memory_limit() {
+        Some(l) => l.saturating_sub((l / 16).max(256 << 20)).max(64 << 20),
+        None => 4 << 30,
+    }
+}
+
+/// What `ulimit -v` leaves: the soft address-space limit less the present virtual size.
+fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let soft = line.split_whitespace().nth(3)?;
+    let soft: u64 = soft.parse().ok()?; // "unlimited" does not parse: no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmSize:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(soft.saturating_sub(size * 1024))
+}
+
+/// What the cgroup (v2) of this process leaves: `memory.max` less `memory.current`.
+fn cgroup_left() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let max: u64 = std::fs::read_to_string(dir.join("memory.max"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?; // "max": no limit
+    let current: u64 = std::fs::read_to_string(dir.join("memory.current"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// A memory size as `dtb gen --memory` takes it: a number of bytes, or a number with a
+/// binary unit `K`, `M`, `G` or `T` (KiB, MiB, GiB, TiB; `KiB`, `MB`, ... are the same), a
+/// fraction allowed: `512M`, `20G`, `1.5G`.
+///
+/// # Errors
+/// A message naming what is wrong.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "{s:?}: unknown unit {unit:?} (bytes, or K, M, G, T: binary units)"
+            ))
+        }
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (for example 512M or 20G)"))?;
+    let bytes = x * (1u64 << shift) as f64;
+    if !bytes.is_finite() || bytes < 1.0 || bytes > 1e18 {
+        return Err(format!("{s:?}: a memory size must be at least 1 byte and below 1 EB"));
+    }
+    Ok(bytes as u64)
+}
+
 /// One slice of [`Plan::forecast`].
 #[derive(Clone, Debug)]
 pub struct Forecast {
@@ -243,6 +400,11 @@ pub struct Forecast {
     pub solve_bytes: u64,
     /// Memory held by the solved slices kept while it is solved or loaded.
     pub held_bytes: u64,
+    /// Bytes of scratch files of finished slices on disk at that time (mapped, the page
+    /// cache holding what it can), where they do not fit in memory.
+    pub disk_bytes: u64,
+    /// Finished slices go to scratch files in this build.
+    pub spill: bool,
     /// Why a file of the slice present on disk cannot be used (it is solved again).
     pub unusable: Option<String>,
 }
@@ -360,8 +522,19 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
 }
 
 fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
-    let m = s.material;
-    let dtw_width = if s.max_plies < u8::MAX as u16 { 8 } else { 16 };
+    header_of(plan, s.material, s.size, s.counts, s.max_plies, kind, sides)
+}
+
+fn header_of(
+    plan: &Plan,
+    m: Material,
+    size: u64,
+    counts: [[u64; 3]; 2],
+    max_plies: u16,
+    kind: ValueKind,
+    sides: u8,
+) -> Header {
+    let dtw_width = if max_plies < u8::MAX as u16 { 8 } else { 16 };
     Header {
         kind,
         value_width: if kind == ValueKind::Wld { 2 } else { dtw_width },
@@ -369,15 +542,15 @@ fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
         rules_code: plan.rules.encode(),
         material: [m.white_men, m.white_kings, m.black_men, m.black_kings],
         sides,
-        positions_per_side: s.size,
+        positions_per_side: size,
         block_len: if kind == ValueKind::Wld {
             WLD_BLOCK_LEN
         } else {
             DTW_BLOCK_LEN
         },
         block_count: 0,
-        counts: s.counts,
-        max_plies: if plan.wld_only { 0 } else { s.max_plies },
+        counts,
+        max_plies: if plan.wld_only { 0 } else { max_plies },
         payload_crc: 0,
     }
 }
@@ -416,6 +589,49 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
                 if is_capture(j) {
                     *c = common as u16;
                 }
+            }
+        });
+}
+
+/// [`to_wld_codes`]'s filling of capture positions, on outcomes packed two bits a position
+/// (`words`, `n` positions; [`SolvedWld::values`]): each capture position gets the most
+/// common value among the non-capture positions of its WLD block, ties to the lower code.
+fn fill_captures_packed(words: &mut [u64], capture: &[u64], n: u64) {
+    use rayon::prelude::*;
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let per_block = WLD_BLOCK_LEN as usize / 32;
+    words
+        .par_chunks_mut(per_block)
+        .enumerate()
+        .for_each(|(b, chunk)| {
+            // Per word: its positions' capture bits, and which of its positions exist.
+            let masks = |k: usize| {
+                let gk = b * per_block + k;
+                let cap = (capture[gk / 2] >> (32 * (gk % 2))) as u32;
+                let left = n.saturating_sub(32 * gk as u64);
+                let valid = if left >= 32 { u32::MAX } else { (1u32 << left) - 1 };
+                (cap & valid, !cap & valid)
+            };
+            let mut count = [0u32; 3];
+            for (k, &w) in chunk.iter().enumerate() {
+                let (_, quiet) = masks(k);
+                let q = spread(quiet);
+                let (lo, hi) = (w & EVEN, (w >> 1) & EVEN);
+                count[0] += (!lo & !hi & q).count_ones();
+                count[1] += (lo & q).count_ones();
+                count[2] += (hi & q).count_ones();
+            }
+            let mut common = 0;
+            for k in 1..3 {
+                if count[k] > count[common] {
+                    common = k;
+                }
+            }
+            let pattern = common as u64 * EVEN;
+            for (k, w) in chunk.iter_mut().enumerate() {
+                let (cap, _) = masks(k);
+                let m = spread(cap) * 3;
+                *w = (*w & !m) | (pattern & m);
             }
         });
 }
@@ -523,6 +739,16 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         done.push(state == OnDisk::Finished);
     }
     let readers = Readers::new(&plan.slices, &done);
+    // Finished slices go to scratch files when they do not fit beside the slices solved.
+    let spill = plan.needs_spill(rayon::current_num_threads()).then(Spill::default);
+    let scratch = plan.out.join(SCRATCH_DIR);
+    let _ = std::fs::remove_dir_all(&scratch); // a stopped build's, never reused
+    if spill.is_some() {
+        std::fs::create_dir_all(&scratch).map_err(|source| BuildError::CreateDir {
+            path: scratch.clone(),
+            source,
+        })?;
+    }
     let mut store = Store::new(plan.rules);
     let mut all = Vec::new();
     let total = plan.slices.len();
@@ -548,6 +774,9 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 material: m,
                 message: e.to_string(),
             })?;
+            if let (Some(sp), true) = (&spill, readers.read[i]) {
+                spill_slice(plan, &mut store, m, sp)?;
+            }
             let t = TableFile::open(
                 &plan.path(m, ValueKind::Wld),
                 std::sync::Arc::new(BlockCache::new(1 << 16)),
@@ -584,15 +813,26 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             all.push(st);
             continue;
         }
-        let needed = plan.solve_bytes(m, rayon::current_num_threads());
-        if let Some(avail) = available_memory() {
-            if needed > avail {
-                return Err(BuildError::Memory {
-                    material: m,
-                    needed_mib: needed >> 20,
-                    available_mib: avail >> 20,
-                });
-            }
+        let needed = plan.solve_bytes(m, rayon::current_num_threads())
+            - if spill.is_some() {
+                plan.held_bytes(m) // to a scratch file, not copied
+            } else {
+                0
+            };
+        let room = plan.memory.saturating_sub(store.bytes());
+        let avail = available_memory().map_or(room, |a| a.min(room));
+        if needed > avail {
+            return Err(BuildError::Memory {
+                material: m,
+                needed_mib: needed >> 20,
+                available_mib: avail >> 20,
+            });
+        }
+        if plan.wld_only {
+            let st = solve_wld(plan, &mut store, m, (i, total), readers.read[i], spill.as_ref(), obs)?;
+            obs.slice_done(&st);
+            all.push(st);
+            continue;
         }
         obs.slice_start(i, total, m, 4 * size);
         let t0 = Instant::now();
@@ -696,8 +936,144 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         obs.slice_done(&st);
         all.push(st);
     }
+    drop(store);
+    let _ = std::fs::remove_dir_all(&scratch);
     drop(lock);
     Ok(all)
+}
+
+/// Folder of a build directory that holds the scratch files of finished slices.
+pub const SCRATCH_DIR: &str = ".dtb-scratch";
+
+/// Path of the scratch file of slice `m`, side `side`.
+fn scratch_path(plan: &Plan, m: Material, side: usize) -> PathBuf {
+    plan.out
+        .join(SCRATCH_DIR)
+        .join(format!("{}-{m}-{side}.wld2", plan.rules.name))
+}
+
+/// Move slice `m`'s packed outcomes from memory to scratch files.
+fn spill_slice(plan: &Plan, store: &mut Store, m: Material, spill: &Spill) -> Result<(), BuildError> {
+    let Some(sides) = store.take(m) else {
+        return Ok(());
+    };
+    let mut out: [Option<Codes>; 2] = [None, None];
+    for (k, codes) in sides.into_iter().enumerate() {
+        out[k] = match codes {
+            Some(Codes::Wld(w)) => Some(to_scratch(plan, m, k, &w, spill)?),
+            other => other,
+        };
+    }
+    store.insert_codes(m, out);
+    Ok(())
+}
+
+fn to_scratch(
+    plan: &Plan,
+    m: Material,
+    side: usize,
+    words: &[u64],
+    spill: &Spill,
+) -> Result<Codes, BuildError> {
+    let path = scratch_path(plan, m, side);
+    Codes::spill(words, &path, spill).map_err(|source| {
+        BuildError::Write(WriteError::Io {
+            path,
+            action: "writing a scratch file of finished outcomes",
+            source,
+        })
+    })
+}
+
+/// Solve slice `m` of a WLD-only build and write its file; the outcomes go to the store
+/// (memory, or scratch files under `spill`) if `keep`.
+fn solve_wld(
+    plan: &Plan,
+    store: &mut Store,
+    m: Material,
+    (i, total): (usize, usize),
+    keep: bool,
+    spill: Option<&Spill>,
+    obs: &dyn Observer,
+) -> Result<SliceStats, BuildError> {
+    let symmetric = m == m.mirror();
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let threads = rayon::current_num_threads();
+    obs.slice_start(i, total, m, 4 * size);
+    let t0 = Instant::now();
+    let (method, _) = plan.wld_solver(m, threads);
+    let solve = || match method {
+        WldSolver::Bits => solve_kings_wld(&plan.rules, store, m, &|n| obs.progress(n)),
+        WldSolver::Grouped => solve_slice_grouped_wld(&plan.rules, store, m, &|n| obs.progress(n)),
+    };
+    let solved = match spill {
+        Some(sp) => sp.watch(plan.memory, solve),
+        None => solve(),
+    }
+    .map_err(|e| BuildError::Solve {
+        material: m,
+        message: e.to_string(),
+    })?;
+    let solve_seconds = t0.elapsed().as_secs_f64();
+    let SolvedWld {
+        values: [mut v0, mut v1],
+        capture: [cap0, cap1],
+        counts: c,
+        ..
+    } = solved;
+    if symmetric {
+        v1 = Vec::new();
+    }
+    // The store keeps the true outcomes; the file gets its capture positions filled.
+    let kept = if !keep {
+        None
+    } else if let Some(sp) = spill {
+        Some([
+            Some(to_scratch(plan, m, 0, &v0, sp)?),
+            if symmetric {
+                None
+            } else {
+                Some(to_scratch(plan, m, 1, &v1, sp)?)
+            },
+        ])
+    } else {
+        Some([
+            Some(Codes::Wld(v0.clone())),
+            (!symmetric).then(|| Codes::Wld(v1.clone())),
+        ])
+    };
+    let t2 = Instant::now();
+    fill_captures_packed(&mut v0, &cap0, size);
+    drop(cap0);
+    if !symmetric {
+        fill_captures_packed(&mut v1, &cap1, size);
+    }
+    drop(cap1);
+    let header = header_of(plan, m, size, c, 0, ValueKind::Wld, if symmetric { 1 } else { 3 });
+    let sides: Vec<&[u64]> = if symmetric { vec![&v0] } else { vec![&v0, &v1] };
+    let wld_bytes = write_packed_wld(&plan.path(m, ValueKind::Wld), header, &sides, &plan.zstd)?;
+    drop((v0, v1));
+    if let Some(k) = kept {
+        store.insert_codes(m, k);
+    }
+    let counts = if symmetric {
+        c[0]
+    } else {
+        [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
+    };
+    Ok(SliceStats {
+        material: m,
+        positions: plan.stored_positions(m),
+        solved: 2 * size,
+        seconds: t0.elapsed().as_secs_f64(),
+        solve_seconds,
+        write_seconds: [0.0, t2.elapsed().as_secs_f64()],
+        wld_bytes,
+        dtw_bytes: 0,
+        counts,
+        max_plies: 0,
+        skipped: false,
+    })
 }
 
 #[cfg(test)]

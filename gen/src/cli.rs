@@ -83,6 +83,15 @@ enum Command {
         /// draw, without distance or best move.
         #[arg(long)]
         wld_only: bool,
+        /// Memory budget: bytes, or with a binary unit K, M, G, T (512M, 20G, 1.5G). The
+        /// build plans within it: a WLD-only build keeps finished slices in scratch files
+        /// mapped from disk (under DIR/.dtb-scratch, removed when done) if they do not fit
+        /// beside the slice being solved, and solves slices of kings only in bits; a slice
+        /// that cannot fit even so stops the build before any work, naming it. Default: the
+        /// memory available when the build starts (the least of free memory, `ulimit -v`
+        /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
+        #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+        memory: Option<u64>,
         /// Print one JSON object per slice and a summary, instead of text.
         #[arg(long)]
         json: bool,
@@ -213,6 +222,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             zstd_level,
             zstd,
             wld_only,
+            memory,
             json,
             dry_run,
         } => {
@@ -220,9 +230,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
                 .or(zstd_level.map(CompressionParams::level))
                 .unwrap_or(build::ZSTD);
             if dry_run {
-                return gen_dry_run(&variant, pieces, out, threads, wld_only, json);
+                return gen_dry_run(&variant, pieces, out, threads, wld_only, memory, json);
             }
-            gen(&variant, pieces, out, threads, zstd, wld_only, json)
+            gen(&variant, pieces, out, threads, zstd, wld_only, memory, json)
         }
         Command::Probe {
             variant,
@@ -406,6 +416,7 @@ fn gen_dry_run(
     out: PathBuf,
     threads: Option<u16>,
     wld_only: bool,
+    memory: Option<u64>,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
@@ -415,6 +426,9 @@ fn gen_dry_run(
     }
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.wld_only = wld_only;
+    if let Some(m) = memory {
+        plan.memory = m;
+    }
     let threads = worker_threads(threads);
     let slices = plan.forecast(threads);
     let mib = |b: u64| b.div_ceil(1 << 20);
@@ -437,17 +451,28 @@ fn gen_dry_run(
                     "slice": f.material.to_string(), "action": f.action.name(),
                     "positions": f.positions, "solve_bytes": f.solve_bytes,
                     "held_bytes": f.held_bytes, "peak_bytes": need,
-                    "unusable": f.unusable,
+                    "scratch_bytes": f.disk_bytes, "budget_bytes": plan.memory,
+                    "fits": need <= plan.memory, "unusable": f.unusable,
                 })
             );
         } else {
             outln!(
-                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held{}",
+                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held{}{}{}",
                 f.material,
                 f.action.name(),
                 f.positions,
                 mib(f.solve_bytes),
                 mib(f.held_bytes),
+                if f.spill {
+                    format!("  {:>7} MiB on disk", mib(f.disk_bytes))
+                } else {
+                    String::new()
+                },
+                if need > plan.memory {
+                    format!("  OVER the budget of {} MiB", mib(plan.memory))
+                } else {
+                    String::new()
+                },
                 f.unusable
                     .as_ref()
                     .map_or(String::new(), |why| format!("  (file unusable: {why})"))
@@ -455,7 +480,11 @@ fn gen_dry_run(
         }
     }
     let available = build::available_memory();
-    let fits = available.is_none_or(|a| peak.0 <= a);
+    let fits = peak.0 <= plan.memory;
+    let disk_peak = slices.iter().map(|f| f.disk_bytes).max().unwrap_or(0);
+    let disk_free = fs_free(&plan.out);
+    let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
+    let fits = fits && disk_fits;
     let positions: u64 = slices.iter().map(|f| f.positions).sum();
     let peak_slice = peak.1.map(|m| m.to_string());
     if json {
@@ -466,13 +495,15 @@ fn gen_dry_run(
                 "slices": slices.len(), "solve": count[0], "load": count[1], "skip": count[2],
                 "positions": positions, "threads": threads,
                 "peak_bytes": peak.0, "peak_slice": peak_slice,
+                "budget_bytes": plan.memory, "scratch_peak_bytes": disk_peak,
+                "disk_free_bytes": disk_free,
                 "available_bytes": available, "fits": fits,
             })
         );
     } else {
         outln!(
             "{} 2-{} pieces: {} slices ({} to solve, {} to load, {} to skip), {} positions; \
-             expected peak {} MiB{} on {} threads, {}",
+             expected peak {} MiB{} on {} threads, budget {} MiB ({}){}: {}",
             rules.name,
             pieces,
             slices.len(),
@@ -483,11 +514,21 @@ fn gen_dry_run(
             mib(peak.0),
             peak_slice.map_or(String::new(), |m| format!(" (slice {m})")),
             threads,
+            mib(plan.memory),
             match available {
-                Some(a) if fits => format!("{} MiB available now: fits", a >> 20),
-                Some(a) => format!("{} MiB available now: does NOT fit", a >> 20),
+                Some(a) => format!("{} MiB available now", a >> 20),
                 None => "available memory unknown".to_string(),
-            }
+            },
+            if disk_peak > 0 {
+                format!(
+                    ", scratch files up to {} MiB on disk ({} free)",
+                    mib(disk_peak),
+                    disk_free.map_or("unknown".to_string(), |d| format!("{} MiB", d >> 20))
+                )
+            } else {
+                String::new()
+            },
+            if fits { "fits" } else { "does NOT fit" }
         );
     }
     Ok(if fits {
@@ -497,6 +538,27 @@ fn gen_dry_run(
     })
 }
 
+/// Free bytes on the file system of `dir` (or of its nearest existing parent), via `df`'s
+/// figures in `/proc`-free form: `statvfs` through `fs2`-less std is not available, so this
+/// asks the `df` command; `None` if it cannot tell.
+fn fs_free(dir: &Path) -> Option<u64> {
+    let mut d = dir.to_path_buf();
+    while !d.exists() {
+        d = d.parent()?.to_path_buf();
+        if d.as_os_str().is_empty() {
+            d = PathBuf::from(".");
+        }
+    }
+    let out = std::process::Command::new("df")
+        .args(["-k", "--output=avail"])
+        .arg(&d)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let kib: u64 = text.lines().nth(1)?.trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
 fn gen(
     variant: &str,
     pieces: u32,
@@ -504,12 +566,16 @@ fn gen(
     threads: Option<u16>,
     zstd: CompressionParams,
     wld_only: bool,
+    memory: Option<u64>,
     json: bool,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
     let mut plan = Plan::new(rules, pieces, out)?;
     plan.zstd = zstd;
     plan.wld_only = wld_only;
+    if let Some(m) = memory {
+        plan.memory = m;
+    }
     let threads = worker_threads(threads);
     if threads == 0 {
         bail!("--threads must be at least 1");

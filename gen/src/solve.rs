@@ -300,6 +300,15 @@ pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
     fixed + result + groups * (2 + 8) + workers * per_group
 }
 
+/// Peak heap bytes [`solve_slice_grouped_wld`] is expected to use: [`solve_memory`] with its
+/// result as outcomes and capture bits (3 bits a position a side) instead of DTW codes.
+pub fn solve_memory_wld(rules: &Rules, material: Material, threads: usize) -> u64 {
+    let n = SliceIndex::new(material, rules.geometry()).size();
+    let dtw_result = 2 * (2 * n + n.div_ceil(64) * 8);
+    let wld_result = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8);
+    solve_memory(rules, material, threads) - dtw_result + wld_result
+}
+
 /// The whole-slice solver: every position of both sides in shared atomic cells, each level
 /// processed in parallel.
 ///

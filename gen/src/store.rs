@@ -6,7 +6,7 @@
 //! values the solver had, so a resumed build computes the same tables as one that never
 //! stopped (tested).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use dtb_probe::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
@@ -25,6 +25,48 @@ use crate::solve::SolvedSlice;
 pub enum Codes {
     Dtw(Vec<u16>),
     Wld(Vec<u64>),
+    /// Packed outcomes as in `Wld`, in a scratch file mapped into memory (read-only): what a
+    /// build whose finished slices do not fit its memory budget keeps, the operating
+    /// system's page cache holding what is used ([`Spill`]).
+    Mapped(Arc<Scratch>),
+}
+
+/// A scratch file of packed outcomes (the bytes of [`Codes::Wld`]'s words, little-endian),
+/// mapped read-only; removed when dropped.
+pub struct Scratch {
+    map: memmap2::Mmap,
+    path: PathBuf,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Scratch {
+    /// Bytes of the file.
+    pub fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Whether the file is empty.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Drop this process's mapping of the file's pages (they stay in the page cache): its
+    /// resident memory goes down, and the next read of a page maps it again.
+    fn drop_pages(&self) {
+        // SAFETY: `MADV_DONTNEED` is unchecked in memmap2 because, on a private or anonymous
+        // mapping, it throws away pages the process wrote. This mapping is a read-only,
+        // shared mapping of a file that nothing writes while it is mapped (the build writes
+        // it whole, then maps it; it lives in the locked build directory's scratch folder),
+        // so the kernel only removes page-table entries: a later read faults the same bytes
+        // back in from the page cache or the file. Readers on other threads may read at the
+        // same moment and see the same bytes either way.
+        let _ = unsafe { self.map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+    }
 }
 
 impl Codes {
@@ -47,26 +89,141 @@ impl Codes {
     /// (`len` values are held).
     #[inline]
     fn get(&self, i: usize, len: u64) -> Option<u16> {
-        match self {
-            Codes::Dtw(v) => v.get(i).copied(),
-            Codes::Wld(_) if i as u64 >= len => None,
-            Codes::Wld(w) => {
-                let bits = (w.get(i / 32)? >> (2 * (i % 32))) & 3;
-                Some(match bits as u16 {
-                    WLD_WIN => code_of_wld(Wld::Win),
-                    WLD_LOSS => code_of_wld(Wld::Loss),
-                    _ => code_of_wld(Wld::Draw),
-                })
-            }
-        }
+        let bits = match self {
+            Codes::Dtw(v) => return v.get(i).copied(),
+            _ if i as u64 >= len => return None,
+            Codes::Wld(w) => (w.get(i / 32)? >> (2 * (i % 32))) & 3,
+            // Little-endian words: position i is in byte i / 4.
+            Codes::Mapped(f) => u64::from(*f.map.get(i / 4)? >> (2 * (i % 4)) & 3),
+        };
+        Some(match bits as u16 {
+            WLD_WIN => code_of_wld(Wld::Win),
+            WLD_LOSS => code_of_wld(Wld::Loss),
+            _ => code_of_wld(Wld::Draw),
+        })
     }
 
+    /// Bytes of memory held (a mapped file: none of its own).
     fn bytes(&self) -> u64 {
         match self {
             Codes::Dtw(v) => v.len() as u64 * 2,
             Codes::Wld(w) => w.len() as u64 * 8,
+            Codes::Mapped(_) => 0,
         }
     }
+
+    /// Bytes of scratch files.
+    fn disk_bytes(&self) -> u64 {
+        match self {
+            Codes::Mapped(f) => f.len(),
+            _ => 0,
+        }
+    }
+
+    /// Packed outcomes `words` written to the scratch file `path` (replaced if present) and
+    /// mapped: [`Codes::Mapped`], registered with `spill` so that its pages can be dropped.
+    ///
+    /// # Errors
+    /// The file cannot be written or mapped (a full disk, ...).
+    pub fn spill(words: &[u64], path: &Path, spill: &Spill) -> std::io::Result<Codes> {
+        use std::io::Write;
+        {
+            let file = std::fs::File::create(path)?;
+            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+            for chunk in words.chunks(1 << 14) {
+                let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+                w.write_all(&bytes)?;
+            }
+            w.flush()?;
+        }
+        let file = std::fs::File::open(path)?;
+        // SAFETY: `Mmap::map` is unsafe because the bytes change if the file is modified while
+        // mapped. This is a scratch file of this build, just written in full in the scratch
+        // folder of a build directory that the build holds locked; nothing writes it again,
+        // and it is removed only when the mapping is dropped ([`Scratch`]). Every read is
+        // bounds-checked against the mapping's length.
+        let map = unsafe { memmap2::Mmap::map(&file)? };
+        if map.len() as u64 != words.len() as u64 * 8 {
+            return Err(std::io::Error::other(format!(
+                "{}: {} bytes read back where {} were written",
+                path.display(),
+                map.len(),
+                words.len() * 8
+            )));
+        }
+        let _ = map.advise(memmap2::Advice::Random);
+        let scratch = Arc::new(Scratch {
+            map,
+            path: path.to_path_buf(),
+        });
+        spill.register(&scratch);
+        Ok(Codes::Mapped(scratch))
+    }
+}
+
+/// The scratch files of a build and a watch over its resident memory: when the process's
+/// resident set passes a limit, every mapped scratch file's pages are dropped from it
+/// ([`Scratch`]), so that mapped finished slices never push the build past its memory budget;
+/// the page cache keeps what fits in the machine.
+#[derive(Default)]
+pub struct Spill {
+    files: std::sync::Mutex<Vec<std::sync::Weak<Scratch>>>,
+    /// Times pages were dropped.
+    drops: std::sync::atomic::AtomicU64,
+}
+
+impl Spill {
+    fn register(&self, s: &Arc<Scratch>) {
+        let mut files = self.files.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        files.retain(|w| w.strong_count() > 0);
+        files.push(Arc::downgrade(s));
+    }
+
+    /// Drop the pages of every mapped scratch file from this process's resident set.
+    pub fn drop_pages(&self) {
+        let files: Vec<Arc<Scratch>> = self
+            .files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .collect();
+        for f in &files {
+            f.drop_pages();
+        }
+        self.drops.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many times pages were dropped.
+    pub fn drops(&self) -> u64 {
+        self.drops.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Run `f` while a thread checks the resident set every 50 ms and drops the scratch
+    /// files' pages whenever it is above `limit` bytes (Linux; elsewhere no check).
+    pub fn watch<T>(&self, limit: u64, f: impl FnOnce() -> T) -> T {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    if resident_bytes().is_some_and(|r| r > limit) {
+                        self.drop_pages();
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+            });
+            let out = f();
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            out
+        })
+    }
+}
+
+/// This process's resident memory now, bytes (Linux `/proc/self/statm`; `None` elsewhere).
+pub fn resident_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }
 
 /// A slice's stored codes per side (`None` for a side not stored: the colour-symmetric
@@ -158,6 +315,23 @@ impl Store {
         self.slices.iter().flatten().map(|s| s.bytes()).sum()
     }
 
+    /// Total bytes of scratch files mapped.
+    pub fn disk_bytes(&self) -> u64 {
+        self.slices
+            .iter()
+            .flatten()
+            .flat_map(|s| s.sides.iter().flatten())
+            .map(Codes::disk_bytes)
+            .sum()
+    }
+
+    /// The codes held for slice `m` (taken out of the store), if any.
+    pub fn take(&mut self, m: Material) -> Option<[Option<Codes>; 2]> {
+        let held = self.slices.get_mut(slot(&m)?)?.take()?;
+        let s = Arc::try_unwrap(held).ok()?;
+        Some(s.sides)
+    }
+
     /// Read a DTW table file entirely into the store.
     ///
     /// # Errors
@@ -247,6 +421,7 @@ impl Store {
                     match &mut codes {
                         Codes::Dtw(v) => v.push(code),
                         Codes::Wld(w) => w[i / 32] |= (code as u64 & 3) << (2 * (i % 32)),
+                        Codes::Mapped(_) => unreachable!("built above as Dtw or Wld"),
                     }
                     i += 1;
                 }
@@ -280,7 +455,7 @@ impl Store {
         for (s, codes) in sides.iter_mut().enumerate() {
             let side = if s == 0 { Color::White } else { Color::Black };
             match codes {
-                None => {}
+                None | Some(Codes::Mapped(_)) => {}
                 Some(Codes::Dtw(v)) => {
                     v.par_chunks_mut(CHUNK)
                         .enumerate()

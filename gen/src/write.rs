@@ -289,35 +289,66 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
     Ok(h)
 }
 
+/// The values of a table to write: codes, one `u16` a position, or WLD codes already packed
+/// two bits a position (32 a word, the layout of a WLD block's bytes).
+#[derive(Clone, Copy)]
+enum Payload<'a> {
+    Codes(&'a [&'a [u16]]),
+    Packed(&'a [&'a [u64]]),
+}
+
+impl Payload<'_> {
+    /// Block `block` (side-major, in file order) packed as the file stores it.
+    fn raw(&self, header: &Header, block: u32) -> Result<Vec<u8>, FormatError> {
+        let per_side = header.blocks_per_side() as usize;
+        let (side, b) = (block as usize / per_side, block as usize % per_side);
+        let bl = header.block_len as usize;
+        let n = header.positions_per_side as usize;
+        let (lo, hi) = (b * bl, ((b + 1) * bl).min(n));
+        match self {
+            Payload::Codes(sides) => pack_values(header.value_width, &sides[side][lo..hi]),
+            Payload::Packed(sides) => {
+                // `block_len` is a multiple of 32 (checked), so a block is whole words.
+                let words = &sides[side][lo / 32..hi.div_ceil(32)];
+                let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                out.truncate(dtb_probe::format::packed_len(2, hi - lo));
+                if let Some(k) = words.iter().position(|w| w & (w >> 1) & EVEN_BITS != 0) {
+                    return Err(FormatError::Invalid(format!(
+                        "a 2-bit code 3 in word {} of the block",
+                        k
+                    )));
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The low bit of every 2-bit field of a word.
+const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
+
 /// Packs and compresses every block, side-major, in file order.
 fn compress_blocks(
     path: &Path,
     header: &Header,
-    data: &TableData,
+    data: Payload,
     zstd: &CompressionParams,
 ) -> Result<Vec<Vec<u8>>, WriteError> {
     use rayon::prelude::*;
-    let block_len = header.block_len as usize;
-    let chunks: Vec<&[u16]> = data
-        .sides
-        .iter()
-        .flat_map(|side| side.chunks(block_len))
-        .collect();
     // Blocks are independent: compress them on all worker threads, one compressor each.
-    let blocks = chunks
-        .par_iter()
-        .enumerate()
+    let blocks = (0..header.block_count)
+        .into_par_iter()
         .map_init(
             || zstd.compressor(),
-            |compressor, (i, chunk)| {
-                let block = i as u32;
+            |compressor, block| {
                 let compressor = compressor.as_mut().map_err(|e| WriteError::Compress {
                     path: path.to_path_buf(),
                     block,
                     source: std::io::Error::new(e.kind(), e.to_string()),
                 })?;
-                let raw =
-                    pack_values(header.value_width, chunk).map_err(|e| WriteError::Invalid {
+                let raw = data
+                    .raw(header, block)
+                    .map_err(|e| WriteError::Invalid {
                         path: path.to_path_buf(),
                         reason: format!("block {block}: {e}"),
                     })?;
@@ -331,16 +362,6 @@ fn compress_blocks(
             },
         )
         .collect::<Result<Vec<Vec<u8>>, WriteError>>()?;
-    if blocks.len() != header.block_count as usize {
-        return Err(WriteError::Invalid {
-            path: path.to_path_buf(),
-            reason: format!(
-                "produced {} blocks, header expects {}",
-                blocks.len(),
-                header.block_count
-            ),
-        });
-    }
     Ok(blocks)
 }
 
@@ -360,7 +381,7 @@ fn block_table(header: &Header, blocks: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// Reads the file at `tmp` back and checks it holds exactly `data`.
-fn verify_written(tmp: &Path, header: &Header, data: &TableData) -> Result<(), TableError> {
+fn verify_written(tmp: &Path, header: &Header, data: Payload) -> Result<(), TableError> {
     // A cache of zero bytes keeps nothing: every block is read from the file.
     let table = TableFile::open(tmp, Arc::new(BlockCache::new(0)))?;
     let format = |source: FormatError| TableError::Format {
@@ -374,19 +395,12 @@ fn verify_written(tmp: &Path, header: &Header, data: &TableData) -> Result<(), T
     }
     table.verify_payload()?;
     use rayon::prelude::*;
-    let chunks: Vec<&[u16]> = data
-        .sides
-        .iter()
-        .flat_map(|side| side.chunks(header.block_len as usize))
-        .collect();
     // Blocks are checked on all worker threads; the first bad one (in file order) is named.
-    let bad: Vec<Option<TableError>> = chunks
-        .par_iter()
-        .enumerate()
-        .map(|(i, chunk)| {
-            let block = i as u32;
+    let bad: Vec<Option<TableError>> = (0..header.block_count)
+        .into_par_iter()
+        .map(|block| {
             let check = || -> Result<(), TableError> {
-                let expected = pack_values(header.value_width, chunk).map_err(format)?;
+                let expected = data.raw(header, block).map_err(format)?;
                 let got = table.read_block(block)?;
                 if got[..] != expected[..] {
                     return Err(format(FormatError::Invalid(format!(
@@ -437,6 +451,78 @@ pub fn write_table(
     data: &TableData,
     zstd: &CompressionParams,
 ) -> Result<u64, WriteError> {
+    let header = prepare_header(path, data)?;
+    write_payload(path, header, Payload::Codes(&data.sides), zstd)
+}
+
+/// [`write_table`] for a WLD table whose codes are packed already: `sides` holds, per stored
+/// side, the WLD codes (0 draw, 1 win, 2 loss) two bits a position, 32 a word (position `i`
+/// in bits `2 * (i % 32)` of word `i / 32`), `positions_per_side.div_ceil(32)` words, the
+/// bits past the last position 0. What a WLD-only build writes without a 16-bit copy of its
+/// slice. `header` is as for [`TableData::header`].
+///
+/// # Errors
+/// As [`write_table`]; also [`WriteError::Invalid`] for a header that is not a 2-bit WLD
+/// table with blocks of a multiple of 32 positions, or a 2-bit field holding 3.
+pub fn write_packed_wld(
+    path: &Path,
+    header: Header,
+    sides: &[&[u64]],
+    zstd: &CompressionParams,
+) -> Result<u64, WriteError> {
+    let invalid = |reason: String| WriteError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if header.kind != ValueKind::Wld || header.value_width != 2 || header.block_len % 32 != 0 {
+        return Err(invalid(format!(
+            "packed values need a 2-bit WLD header with blocks of a multiple of 32 positions (kind {:?}, width {}, block {})",
+            header.kind, header.value_width, header.block_len
+        )));
+    }
+    let mut h = header;
+    h.payload_crc = 0;
+    let stored = h.stored_side_count() as usize;
+    if sides.len() != stored || h.sides & !3 != 0 {
+        return Err(invalid(format!(
+            "header.sides is {:#04x} ({stored} stored side(s)) but {} side(s) of values were given",
+            h.sides,
+            sides.len()
+        )));
+    }
+    let words = h.positions_per_side.div_ceil(32);
+    for (k, side) in sides.iter().enumerate() {
+        if side.len() as u64 != words {
+            return Err(invalid(format!(
+                "stored side {k} has {} words, {} positions need {words}",
+                side.len(),
+                h.positions_per_side
+            )));
+        }
+        let tail = h.positions_per_side % 32;
+        if tail != 0 && side.last().is_some_and(|w| w >> (2 * tail) != 0) {
+            return Err(invalid(format!(
+                "stored side {k} has bits set past its last position"
+            )));
+        }
+    }
+    h.block_count = h.expected_block_count().ok_or_else(|| {
+        invalid(format!(
+            "{} positions per side in blocks of {} need too many blocks",
+            h.positions_per_side, h.block_len
+        ))
+    })?;
+    h.validate().map_err(|e| invalid(e.to_string()))?;
+    write_payload(path, h, Payload::Packed(sides), zstd)
+}
+
+/// Compresses, writes, verifies and renames into place (see [`write_table`]).
+fn write_payload(
+    path: &Path,
+    mut header: Header,
+    data: Payload,
+    zstd: &CompressionParams,
+) -> Result<u64, WriteError> {
     let io_err = |action: &'static str| {
         move |source: io::Error| WriteError::Io {
             path: path.to_path_buf(),
@@ -453,7 +539,6 @@ pub fn write_table(
             })?;
     let dir = destination_dir(path);
 
-    let mut header = prepare_header(path, data)?;
     let blocks = compress_blocks(path, &header, data, zstd)?;
     let table = block_table(&header, &blocks);
     let mut crc = crc32fast::Hasher::new();
