@@ -402,7 +402,7 @@ mod tests {
                 kings_slices += 1;
                 solve_kings_wld(&rules, &wld_store, m, &|_| {}).unwrap()
             } else {
-                solve_slice_grouped_wld(&rules, &wld_store, m, &|_| {}).unwrap()
+                solve_slice_grouped_wld(&rules, &wld_store, m, m.pieces() % 2 == 0, &|_| {}).unwrap()
             };
             let name = rules.name;
             let sum = |c: [[u64; 3]; 2]| c.map(|s| s.iter().sum::<u64>());

@@ -62,7 +62,7 @@ pub enum BuildError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("slice {material} needs about {needed_mib} MiB to solve but only {available_mib} MiB is available")]
+    #[error("slice {material} needs about {needed_mib} MiB to solve but only {available_mib} MiB is available (the memory budget, or free memory if less; see --memory)")]
     Memory {
         material: Material,
         needed_mib: u64,
@@ -74,6 +74,17 @@ pub enum BuildError {
     Write(#[from] WriteError),
     #[error("reading back finished slice {material}: {message}")]
     Load { material: Material, message: String },
+    #[error("slice {slice} reads slices that are not finished in the output directory: {} (build them first, or add --with-deps)", list(.missing))]
+    MissingInputs {
+        slice: Material,
+        missing: Vec<Material>,
+    },
+    #[error("slice {0}: {1}")]
+    Slice(String, &'static str),
+}
+
+fn list(ms: &[Material]) -> String {
+    ms.iter().map(Material::to_string).collect::<Vec<_>>().join(", ")
 }
 
 /// A validated build: everything is checked before any work starts.
@@ -118,6 +129,61 @@ impl Plan {
         })
     }
 
+    /// A build of slice `m` alone (`dtb gen --slice`): the slices it reads, directly or not,
+    /// must be finished in `out` unless `with_deps`, which builds the missing ones first (the
+    /// plan's slices are `m` and everything it depends on, in solve order; the finished ones
+    /// are loaded or skipped as in any resumed build). `m` may be given as either colour's
+    /// material.
+    ///
+    /// # Errors
+    /// [`BuildError::Slice`] for a slice with a side without pieces or more pieces than
+    /// [`MAX_PIECES`]; [`BuildError::MissingInputs`] (without `with_deps`) naming every slice
+    /// it depends on that is not finished.
+    pub fn for_slice(
+        rules: Rules,
+        m: Material,
+        out: impl Into<PathBuf>,
+        wld_only: bool,
+        with_deps: bool,
+    ) -> Result<Plan, BuildError> {
+        let name = m.to_string();
+        if m.white() == 0 || m.black() == 0 {
+            return Err(BuildError::Slice(name, "each side needs a piece"));
+        }
+        if m.pieces() > MAX_PIECES || m.pieces() < 2 {
+            return Err(BuildError::Slice(name, "more pieces than a build takes (8)"));
+        }
+        if m.white() > rules.max_pieces_per_side() || m.black() > rules.max_pieces_per_side() {
+            return Err(BuildError::Slice(name, "more pieces a side than the board holds"));
+        }
+        let m = m.canonical();
+        let mut plan = Plan::new(rules, m.pieces().max(2), out)?;
+        plan.wld_only = wld_only;
+        // Everything m depends on: the closure of its successors.
+        let mut needed = std::collections::BTreeSet::from([m]);
+        let mut todo = vec![m];
+        while let Some(x) = todo.pop() {
+            for s in x.successors() {
+                if needed.insert(s) {
+                    todo.push(s);
+                }
+            }
+        }
+        plan.slices.retain(|x| needed.contains(x));
+        if !with_deps {
+            let missing: Vec<Material> = plan
+                .slices
+                .iter()
+                .copied()
+                .filter(|&x| x != m && on_disk(&plan, x) != OnDisk::Finished)
+                .collect();
+            if !missing.is_empty() {
+                return Err(BuildError::MissingInputs { slice: m, missing });
+            }
+        }
+        Ok(plan)
+    }
+
     /// Positions (side to move counted, both sides) of slice `m` as stored: both sides, or
     /// White only for a colour-symmetric slice.
     pub fn stored_positions(&self, m: Material) -> u64 {
@@ -150,10 +216,16 @@ impl Plan {
     /// ([`crate::bitbase`], seven bits a position).
     pub fn wld_solver(&self, m: Material, threads: usize) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
-        let grouped = solve_memory_wld(&self.rules, m, threads);
+        let grouped = solve_memory_wld(&self.rules, m, threads, false);
         let too_large = 2 * ix.kings_per_group() > u64::from(u32::MAX);
         if m.men() == 0 && (too_large || grouped > self.memory / 2) {
-            (WldSolver::Bits, kings_wld_memory(ix.size(), threads))
+            return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
+        }
+        // Groups one at a time where one set of group buffers a thread takes more than a
+        // quarter of the budget.
+        let serial = solve_memory_wld(&self.rules, m, threads, true);
+        if grouped > serial && grouped - serial > self.memory / 4 {
+            (WldSolver::GroupedSerial, serial)
         } else {
             (WldSolver::Grouped, grouped)
         }
@@ -238,7 +310,7 @@ impl Plan {
             && self
                 .forecast_in_memory(threads)
                 .iter()
-                .any(|f| f.held_bytes + f.solve_bytes > self.memory)
+                .any(|f| f.held_bytes + f.solve_bytes > self.memory / 4 * 3)
     }
 
     /// The kinds of file this build writes.
@@ -287,8 +359,10 @@ impl Action {
 /// The solver of a slice in a WLD-only build ([`Plan::wld_solver`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WldSolver {
-    /// [`crate::solve::solve_slice_grouped_wld`]: one men group at a time.
+    /// [`crate::solve::solve_slice_grouped_wld`]: one men group at a time on each thread.
     Grouped,
+    /// The same, each group on every thread: one set of group buffers.
+    GroupedSerial,
     /// [`crate::bitbase::solve_kings_wld`]: bitmaps, for slices of kings only.
     Bits,
 }
@@ -434,6 +508,9 @@ pub struct SliceStats {
 
 /// What a build reports as it goes; the CLI draws progress bars from it.
 pub trait Observer: Sync {
+    /// Before the first slice: the work units (four a position solved) of every slice this
+    /// run will solve, for an overall rate and ETA.
+    fn build_start(&self, _work: u64) {}
     /// A slice starts: its number (0-based), the total, and the work units it will report.
     fn slice_start(&self, _i: usize, _total: usize, _m: Material, _work: u64) {}
     /// Work units done.
@@ -739,8 +816,30 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         done.push(state == OnDisk::Finished);
     }
     let readers = Readers::new(&plan.slices, &done);
+    // Every slice's forecast against the budget before any work: a slice that cannot fit
+    // is named now, not hours into the build.
+    let threads = rayon::current_num_threads();
+    if let Some(f) = plan
+        .forecast(threads)
+        .into_iter()
+        .find(|f| f.solve_bytes + f.held_bytes > plan.memory)
+    {
+        return Err(BuildError::Memory {
+            material: f.material,
+            needed_mib: (f.solve_bytes + f.held_bytes).div_ceil(1 << 20),
+            available_mib: plan.memory >> 20,
+        });
+    }
+    obs.build_start(
+        plan.slices
+            .iter()
+            .zip(&done)
+            .filter(|(_, &d)| !d)
+            .map(|(&m, _)| 4 * SliceIndex::new(m, plan.rules.geometry()).size())
+            .sum(),
+    );
     // Finished slices go to scratch files when they do not fit beside the slices solved.
-    let spill = plan.needs_spill(rayon::current_num_threads()).then(Spill::default);
+    let spill = plan.needs_spill(threads).then(Spill::default);
     let scratch = plan.out.join(SCRATCH_DIR);
     let _ = std::fs::remove_dir_all(&scratch); // a stopped build's, never reused
     if spill.is_some() {
@@ -1004,10 +1103,16 @@ fn solve_wld(
     let (method, _) = plan.wld_solver(m, threads);
     let solve = || match method {
         WldSolver::Bits => solve_kings_wld(&plan.rules, store, m, &|n| obs.progress(n)),
-        WldSolver::Grouped => solve_slice_grouped_wld(&plan.rules, store, m, &|n| obs.progress(n)),
+        WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld(
+            &plan.rules,
+            store,
+            m,
+            method == WldSolver::GroupedSerial,
+            &|n| obs.progress(n),
+        ),
     };
     let solved = match spill {
-        Some(sp) => sp.watch(plan.memory, solve),
+        Some(sp) => sp.watch(plan.memory - plan.memory / 8, solve),
         None => solve(),
     }
     .map_err(|e| BuildError::Solve {

@@ -92,6 +92,14 @@ enum Command {
         /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
         #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
         memory: Option<u64>,
+        /// Build one slice alone (its material: white men, white kings, black men, black
+        /// kings, e.g. 0404), from the finished slices it reads in --out; a missing one is
+        /// an error naming it. --pieces is ignored.
+        #[arg(long, value_name = "SLICE")]
+        slice: Option<String>,
+        /// With --slice: build the slices it depends on that are missing first.
+        #[arg(long, requires = "slice")]
+        with_deps: bool,
         /// Print one JSON object per slice and a summary, instead of text.
         #[arg(long)]
         json: bool,
@@ -223,16 +231,37 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             zstd,
             wld_only,
             memory,
+            slice,
+            with_deps,
             json,
             dry_run,
         } => {
             let zstd = zstd
                 .or(zstd_level.map(CompressionParams::level))
                 .unwrap_or(build::ZSTD);
-            if dry_run {
-                return gen_dry_run(&variant, pieces, out, threads, wld_only, memory, json);
+            let rules = rules_named(&variant)?;
+            if dry_run && out.exists() && !out.is_dir() {
+                // What the build itself would stop on (it cannot create the directory).
+                bail!("--out {} exists and is not a directory", out.display());
             }
-            gen(&variant, pieces, out, threads, zstd, wld_only, memory, json)
+            let mut plan = match &slice {
+                Some(text) => {
+                    let m = Material::parse(text).with_context(|| {
+                        format!("--slice {text:?}: not a slice (four digits: white men, white kings, black men, black kings, e.g. 0404)")
+                    })?;
+                    Plan::for_slice(rules, m, out, wld_only, with_deps || dry_run)?
+                }
+                None => Plan::new(rules, pieces, out)?,
+            };
+            plan.wld_only = wld_only;
+            plan.zstd = zstd;
+            if let Some(m) = memory {
+                plan.memory = m;
+            }
+            if dry_run {
+                return gen_dry_run(plan, threads, json);
+            }
+            gen(plan, threads, json)
         }
         Command::Probe {
             variant,
@@ -294,15 +323,20 @@ struct Bars {
 }
 
 impl Observer for Bars {
+    fn build_start(&self, work: u64) {
+        self.overall.set_length(work.max(1));
+        self.overall.set_position(0);
+        self.overall.reset_eta();
+    }
     fn slice_start(&self, i: usize, total: usize, m: Material, work: u64) {
-        self.overall.set_position(i as u64);
-        self.overall.set_length(total as u64);
+        self.overall.set_message(format!("slice {}/{total}", i + 1));
         self.slice.reset();
         self.slice.set_length(work.max(1));
         self.slice.set_message(format!("slice {m}"));
     }
     fn progress(&self, units: u64) {
         self.slice.inc(units);
+        self.overall.inc(units);
     }
     fn unusable(&self, m: Material, why: &str) {
         let line = format!("slice {m}: solving it again, its file is unusable: {why}");
@@ -313,7 +347,6 @@ impl Observer for Bars {
         }
     }
     fn slice_done(&self, s: &SliceStats) {
-        self.overall.inc(1);
         let line = if self.json {
             slice_json(s).to_string()
         } else {
@@ -410,25 +443,9 @@ fn worker_threads(threads: Option<u16>) -> usize {
 }
 
 /// `dtb gen --dry-run`: [`Plan::forecast`], printed.
-fn gen_dry_run(
-    variant: &str,
-    pieces: u32,
-    out: PathBuf,
-    threads: Option<u16>,
-    wld_only: bool,
-    memory: Option<u64>,
-    json: bool,
-) -> Result<ExitCode> {
-    let rules = rules_named(variant)?;
-    if out.exists() && !out.is_dir() {
-        // What the build itself would stop on (it cannot create the directory).
-        bail!("--out {} exists and is not a directory", out.display());
-    }
-    let mut plan = Plan::new(rules, pieces, out)?;
-    plan.wld_only = wld_only;
-    if let Some(m) = memory {
-        plan.memory = m;
-    }
+fn gen_dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
+    let rules = plan.rules;
+    let pieces = plan.pieces;
     let threads = worker_threads(threads);
     let slices = plan.forecast(threads);
     let mib = |b: u64| b.div_ceil(1 << 20);
@@ -559,23 +576,9 @@ fn fs_free(dir: &Path) -> Option<u64> {
     Some(kib * 1024)
 }
 
-fn gen(
-    variant: &str,
-    pieces: u32,
-    out: PathBuf,
-    threads: Option<u16>,
-    zstd: CompressionParams,
-    wld_only: bool,
-    memory: Option<u64>,
-    json: bool,
-) -> Result<ExitCode> {
-    let rules = rules_named(variant)?;
-    let mut plan = Plan::new(rules, pieces, out)?;
-    plan.zstd = zstd;
-    plan.wld_only = wld_only;
-    if let Some(m) = memory {
-        plan.memory = m;
-    }
+fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
+    let rules = plan.rules;
+    let pieces = plan.pieces;
     let threads = worker_threads(threads);
     if threads == 0 {
         bail!("--threads must be at least 1");
@@ -585,10 +588,11 @@ fn gen(
         .build_global()
         .context("starting worker threads")?;
     let multi = MultiProgress::new();
-    let overall = multi.add(ProgressBar::new(plan.slices.len() as u64));
+    // The whole build in work units (four a position solved): rate and ETA of all of it.
+    let overall = multi.add(ProgressBar::new(1));
     overall.set_style(
         ProgressStyle::with_template(
-            "{prefix:>8} [{bar:30}] {pos}/{len} slices, elapsed {elapsed_precise}",
+            "{prefix:>8} [{bar:30}] {percent:>3}% {msg}, elapsed {elapsed_precise}, ETA {eta_precise}",
         )
         .expect("valid template")
         .progress_chars("=> "),

@@ -302,11 +302,21 @@ pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
 
 /// Peak heap bytes [`solve_slice_grouped_wld`] is expected to use: [`solve_memory`] with its
 /// result as outcomes and capture bits (3 bits a position a side) instead of DTW codes.
-pub fn solve_memory_wld(rules: &Rules, material: Material, threads: usize) -> u64 {
-    let n = SliceIndex::new(material, rules.geometry()).size();
+/// With `serial` ([`solve_slice_grouped_wld`]), one worker's group buffers, with the level
+/// lists of a group alone in its round.
+pub fn solve_memory_wld(rules: &Rules, material: Material, threads: usize, serial: bool) -> u64 {
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
     let dtw_result = 2 * (2 * n + n.div_ceil(64) * 8);
     let wld_result = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8);
-    solve_memory(rules, material, threads) - dtw_result + wld_result
+    let parallel = solve_memory(rules, material, threads) - dtw_result + wld_result;
+    if !serial {
+        return parallel;
+    }
+    let k = ix.kings_per_group();
+    let workers = ix.men_groups().min(threads.max(1) as u64);
+    let shared = if ix.men_groups() == 1 { 2 } else { 4 } * (2 * 2 * 4);
+    parallel - workers * k * (2 * 6 + 16 + shared) + k * (2 * 6 + 16 + 2 * (2 * 2 * 4))
 }
 
 /// The whole-slice solver: every position of both sides in shared atomic cells, each level
@@ -603,7 +613,7 @@ pub fn solve_slice_grouped(
         };
     }
     let results = DtwResults([atomic_codes(n), atomic_codes(n)]);
-    let (results, capture, figures) = grouped(rules, src, material, results, progress)?;
+    let (results, capture, figures) = grouped(rules, src, material, results, false, progress)?;
     // In place: a vector of atomics collects into plain values without a copy.
     let values = results
         .0
@@ -624,7 +634,9 @@ pub fn solve_slice_grouped(
 /// bits, both sides, instead of 4.25), and a man move into a group already solved is looked
 /// up as an outcome with a nominal distance, as the other slices of a WLD-only build are.
 /// Outcomes do not depend on the distances of exits, so the values' outcomes are those of
-/// [`solve_slice_grouped`] (tested); distances are not computed.
+/// [`solve_slice_grouped`] (tested); distances are not computed. With `serial`, the groups
+/// of a round are solved one at a time, each on every thread (as a group alone in its round
+/// is): one set of group buffers instead of one a thread, for a tight budget.
 ///
 /// # Errors
 /// As [`solve_slice`]; a slice whose men groups are too large to number in 32 bits is
@@ -633,6 +645,7 @@ pub fn solve_slice_grouped_wld(
     rules: &Rules,
     src: &Store,
     material: Material,
+    serial: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedWld, SolveError<Missing>> {
     let ix = SliceIndex::new(material, rules.geometry());
@@ -641,7 +654,7 @@ pub fn solve_slice_grouped_wld(
         return Err(SolveError::GroupTooLarge(material));
     }
     let results = WldResults([atomic_words(n), atomic_words(n)]);
-    let (results, capture, figures) = grouped(rules, src, material, results, progress)?;
+    let (results, capture, figures) = grouped(rules, src, material, results, serial, progress)?;
     Ok(SolvedWld {
         material,
         size: n,
@@ -668,6 +681,7 @@ fn grouped<R: Results>(
     src: &Store,
     material: Material,
     results: R,
+    serial: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(R, [Vec<u64>; 2], Figures), SolveError<Missing>> {
     let geo = rules.geometry();
@@ -718,12 +732,8 @@ fn grouped<R: Results>(
     for level_groups in by_potential.iter().rev() {
         // A group alone in its round (the one group of a slice of kings only) classifies
         // its positions on every thread.
-        let alone = level_groups.len() == 1;
-        // Reduced as they come, not collected: a round of a men-only slice has millions of
-        // groups.
-        let round = level_groups
-            .par_iter()
-            .map(|&grp| {
+        let alone = serial || level_groups.len() == 1;
+        let one = |&grp: &u64| {
                 let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
                 // Never wait for a slot: should this thread already hold its own (a value
                 // source that runs rayon work inside a look-up), it takes fresh buffers.
@@ -757,8 +767,21 @@ fn grouped<R: Results>(
                     progress(std::mem::take(&mut sc.unreported));
                 }
                 r
-            })
-            .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?;
+        };
+        // Reduced as they come, not collected: a round of a men-only slice has millions of
+        // groups.
+        let round = if serial {
+            // One group at a time, each on every thread: one set of buffers instead of one
+            // a thread, for a budget that would not hold them.
+            level_groups
+                .iter()
+                .try_fold(GroupResult::default(), |a, g| one(g).map(|b| a.merge(b)))?
+        } else {
+            level_groups
+                .par_iter()
+                .map(one)
+                .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?
+        };
         for (acc, add) in counts
             .iter_mut()
             .flatten()

@@ -1,0 +1,155 @@
+//! `dtb gen --memory`: a WLD-only build within a budget writes the same bytes as one without,
+//! whichever way it holds its finished slices (memory, or mapped scratch files) and solves its
+//! slices of kings only (grouped, or in bits); a slice that cannot fit stops the build before
+//! any work; `--slice` builds one slice from the finished ones it reads, or with its
+//! dependencies.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use dtb_gen::build::{self, parse_size, BuildError, Plan, Quiet, WldSolver, SCRATCH_DIR};
+use dtb_probe::material::Material;
+use dtb_probe::Rules;
+
+const DTB: &str = env!("CARGO_BIN_EXE_dtb");
+
+/// Every `.wld` file of `dir` by name, with its bytes.
+fn wld_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wld"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
+    let mut plan = Plan::new(Rules::ENGLISH, pieces, dir).unwrap();
+    plan.wld_only = true;
+    plan.memory = memory;
+    plan
+}
+
+/// English 2-5 WLD with a large budget (everything in memory, kings only grouped) and with
+/// one small enough that finished slices go to scratch files and every slice of kings only
+/// is solved in bits: the same 45 files, byte for byte; no scratch file left behind.
+#[test]
+fn a_small_budget_writes_the_same_files() {
+    let big = tempfile::tempdir().unwrap();
+    let small = tempfile::tempdir().unwrap();
+    let large = wld_plan(5, big.path(), 16 << 30);
+    assert!(!large.needs_spill(2));
+    let tight = wld_plan(5, small.path(), 110 << 20);
+    assert!(tight.needs_spill(2), "110 MiB should not hold 2-5's finished slices");
+    let kings = Material::parse("0104").unwrap();
+    assert_eq!(large.wld_solver(kings, 2).0, WldSolver::Grouped);
+    assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::Bits);
+    build::run(&large, &Quiet).unwrap();
+    build::run(&tight, &Quiet).unwrap();
+    let (a, b) = (wld_files(big.path()), wld_files(small.path()));
+    assert_eq!(a.len(), 45);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{name} differs");
+    }
+    assert!(!small.path().join(SCRATCH_DIR).exists());
+}
+
+/// A budget too small for some slice is refused before any slice is solved, naming it.
+#[test]
+fn a_budget_too_small_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = wld_plan(4, dir.path(), 8 << 20);
+    match build::run(&plan, &Quiet) {
+        Err(BuildError::Memory {
+            material,
+            needed_mib,
+            available_mib,
+        }) => {
+            assert_eq!(available_mib, 8);
+            assert!(needed_mib > 8, "{material}: {needed_mib}");
+        }
+        other => panic!("expected a memory error, got {:?}", other.map(|s| s.len())),
+    }
+    assert!(wld_files(dir.path()).is_empty(), "files written before the refusal");
+}
+
+/// `--slice 0202` without its dependencies names every missing one; with them it builds
+/// exactly the closure of 0202's successors, and its file equals the one of a whole build.
+#[test]
+fn one_slice_alone_and_with_its_dependencies() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = Material::parse("0202").unwrap();
+    match Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, false) {
+        Err(BuildError::MissingInputs { slice, missing }) => {
+            assert_eq!(slice, m);
+            let names: Vec<String> = missing.iter().map(|x| x.to_string()).collect();
+            assert_eq!(names, ["0101", "0102"]);
+        }
+        other => panic!("expected missing inputs, got {:?}", other.map(|p| p.slices)),
+    }
+    let plan = Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, true).unwrap();
+    assert_eq!(*plan.slices.last().unwrap(), m);
+    build::run(&plan, &Quiet).unwrap();
+    let whole = tempfile::tempdir().unwrap();
+    build::run(&wld_plan(4, whole.path(), 16 << 30), &Quiet).unwrap();
+    let (one, all) = (wld_files(dir.path()), wld_files(whole.path()));
+    assert_eq!(one.len(), plan.slices.len());
+    for (name, bytes) in &one {
+        assert!(bytes == &all[name], "{name} differs");
+    }
+    // Now that they are finished, the slice alone builds (again) from them.
+    std::fs::remove_file(dir.path().join("english-0202.wld")).unwrap();
+    let again = Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, false).unwrap();
+    build::run(&again, &Quiet).unwrap();
+    assert!(wld_files(dir.path())["english-0202.wld"] == all["english-0202.wld"]);
+}
+
+#[test]
+fn sizes_parse_in_binary_units() {
+    assert_eq!(parse_size("512M"), Ok(512 << 20));
+    assert_eq!(parse_size("20G"), Ok(20 << 30));
+    assert_eq!(parse_size("20GiB"), Ok(20 << 30));
+    assert_eq!(parse_size("1.5g"), Ok(3 << 29));
+    assert_eq!(parse_size("4096"), Ok(4096));
+    for bad in ["", "G", "12X", "-1G", "0", "1..5G", "1e30"] {
+        assert!(parse_size(bad).is_err(), "{bad:?} accepted");
+    }
+}
+
+/// The command line: a bad size is a usage error (status 2, one line naming it); a bad
+/// `--slice` likewise; `--dry-run` prints the budget.
+#[test]
+fn command_line_memory_and_slice() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(DTB).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let d = dir.path().to_str().unwrap();
+    let (code, _, err) = run(&["gen", "--memory", "lots", "--out", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("lots"), "{err}");
+    let (code, _, err) = run(&["gen", "--slice", "04x4", "--out", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--slice"), "{err}");
+    let (code, _, err) = run(&["gen", "--slice", "0000", "--out", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("each side needs a piece"), "{err}");
+    let (code, _, err) = run(&["gen", "--slice", "0202", "--wld-only", "--out", d]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--with-deps") && err.contains("0101"), "{err}");
+    let (code, out, err) = run(&[
+        "gen", "--pieces", "5", "--wld-only", "--memory", "512M", "--dry-run", "--out", d,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("budget 512 MiB") && out.contains("fits"), "{out}");
+}
