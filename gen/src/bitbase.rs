@@ -59,7 +59,10 @@ impl Bits {
     }
 
     fn count(&self) -> u64 {
-        self.0.iter().map(|w| u64::from(w.load(Relaxed).count_ones())).sum()
+        self.0
+            .iter()
+            .map(|w| u64::from(w.load(Relaxed).count_ones()))
+            .sum()
     }
 
     fn clear(&self) {
@@ -126,7 +129,11 @@ pub fn solve_kings_wld(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedWld, SolveError<Missing>> {
-    assert_eq!(material.men(), 0, "solve_kings_wld takes slices of kings only");
+    assert_eq!(
+        material.men(),
+        0,
+        "solve_kings_wld takes slices of kings only"
+    );
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let dec = ix.group_decoder(0);
@@ -144,7 +151,9 @@ pub fn solve_kings_wld(
                 for (j, (wk, bk)) in dec.kings_from(lo).take(len as usize).enumerate() {
                     let i = lo + j as u64;
                     for side in [Color::White, Color::Black] {
-                        let st = start(rules, src, material, &dec, &steps, wk, bk, side, moves, look)?;
+                        let st = start(
+                            rules, src, material, &dec, &steps, wk, bk, side, moves, look,
+                        )?;
                         let s = &sides[side.index()];
                         match st {
                             Start::Known { code, capture } => {
@@ -402,7 +411,8 @@ mod tests {
                 kings_slices += 1;
                 solve_kings_wld(&rules, &wld_store, m, &|_| {}).unwrap()
             } else {
-                solve_slice_grouped_wld(&rules, &wld_store, m, m.pieces() % 2 == 0, &|_| {}).unwrap()
+                solve_slice_grouped_wld(&rules, &wld_store, m, m.pieces() % 2 == 0, &|_| {})
+                    .unwrap()
             };
             let name = rules.name;
             let sum = |c: [[u64; 3]; 2]| c.map(|s| s.iter().sum::<u64>());

@@ -13,8 +13,8 @@ use dtb_probe::table::{BlockCache, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
 use crate::solve::{
-    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld, stored_codes, SolvedSlice,
-    SolvedWld,
+    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld, stored_codes,
+    SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Spill, Store};
 use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
@@ -84,7 +84,10 @@ pub enum BuildError {
 }
 
 fn list(ms: &[Material]) -> String {
-    ms.iter().map(Material::to_string).collect::<Vec<_>>().join(", ")
+    ms.iter()
+        .map(Material::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// A validated build: everything is checked before any work starts.
@@ -151,10 +154,16 @@ impl Plan {
             return Err(BuildError::Slice(name, "each side needs a piece"));
         }
         if m.pieces() > MAX_PIECES || m.pieces() < 2 {
-            return Err(BuildError::Slice(name, "more pieces than a build takes (8)"));
+            return Err(BuildError::Slice(
+                name,
+                "more pieces than a build takes (8)",
+            ));
         }
         if m.white() > rules.max_pieces_per_side() || m.black() > rules.max_pieces_per_side() {
-            return Err(BuildError::Slice(name, "more pieces a side than the board holds"));
+            return Err(BuildError::Slice(
+                name,
+                "more pieces a side than the board holds",
+            ));
         }
         let m = m.canonical();
         let mut plan = Plan::new(rules, m.pieces().max(2), out)?;
@@ -395,7 +404,9 @@ pub fn default_budget() -> u64 {
 /// What `ulimit -v` leaves: the soft address-space limit less the present virtual size.
 fn address_space_left() -> Option<u64> {
     let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max address space"))?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
     let soft = line.split_whitespace().nth(3)?;
     let soft: u64 = soft.parse().ok()?; // "unlimited" does not parse: no limit
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -457,7 +468,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("{s:?} is not a size (for example 512M or 20G)"))?;
     let bytes = x * (1u64 << shift) as f64;
     if !bytes.is_finite() || bytes < 1.0 || bytes > 1e18 {
-        return Err(format!("{s:?}: a memory size must be at least 1 byte and below 1 EB"));
+        return Err(format!(
+            "{s:?}: a memory size must be at least 1 byte and below 1 EB"
+        ));
     }
     Ok(bytes as u64)
 }
@@ -686,7 +699,11 @@ fn fill_captures_packed(words: &mut [u64], capture: &[u64], n: u64) {
                 let gk = b * per_block + k;
                 let cap = (capture[gk / 2] >> (32 * (gk % 2))) as u32;
                 let left = n.saturating_sub(32 * gk as u64);
-                let valid = if left >= 32 { u32::MAX } else { (1u32 << left) - 1 };
+                let valid = if left >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << left) - 1
+                };
                 (cap & valid, !cap & valid)
             };
             let mut count = [0u32; 3];
@@ -928,7 +945,15 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             });
         }
         if plan.wld_only {
-            let st = solve_wld(plan, &mut store, m, (i, total), readers.read[i], spill.as_ref(), obs)?;
+            let st = solve_wld(
+                plan,
+                &mut store,
+                m,
+                (i, total),
+                readers.read[i],
+                spill.as_ref(),
+                obs,
+            )?;
             obs.slice_done(&st);
             all.push(st);
             continue;
@@ -1052,7 +1077,12 @@ fn scratch_path(plan: &Plan, m: Material, side: usize) -> PathBuf {
 }
 
 /// Move slice `m`'s packed outcomes from memory to scratch files.
-fn spill_slice(plan: &Plan, store: &mut Store, m: Material, spill: &Spill) -> Result<(), BuildError> {
+fn spill_slice(
+    plan: &Plan,
+    store: &mut Store,
+    m: Material,
+    spill: &Spill,
+) -> Result<(), BuildError> {
     let Some(sides) = store.take(m) else {
         return Ok(());
     };
@@ -1154,7 +1184,15 @@ fn solve_wld(
         fill_captures_packed(&mut v1, &cap1, size);
     }
     drop(cap1);
-    let header = header_of(plan, m, size, c, 0, ValueKind::Wld, if symmetric { 1 } else { 3 });
+    let header = header_of(
+        plan,
+        m,
+        size,
+        c,
+        0,
+        ValueKind::Wld,
+        if symmetric { 1 } else { 3 },
+    );
     let sides: Vec<&[u64]> = if symmetric { vec![&v0] } else { vec![&v0, &v1] };
     let wld_bytes = write_packed_wld(&plan.path(m, ValueKind::Wld), header, &sides, &plan.zstd)?;
     drop((v0, v1));

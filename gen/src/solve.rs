@@ -21,12 +21,12 @@
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use dtb_probe::format::{wld_code, WLD_LOSS, WLD_WIN};
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::format::{wld_code, WLD_LOSS, WLD_WIN};
 use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
 
 use crate::store::{Lookups, Missing, Store};
@@ -734,39 +734,39 @@ fn grouped<R: Results>(
         // its positions on every thread.
         let alone = serial || level_groups.len() == 1;
         let one = |&grp: &u64| {
-                let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
-                // Never wait for a slot: should this thread already hold its own (a value
-                // source that runs rayon work inside a look-up), it takes fresh buffers.
-                let (mut held, mut fresh);
-                let (sc, pooled): (&mut Scratch, bool) = match pool[slot].try_lock() {
-                    Ok(guard) => {
-                        held = guard;
-                        (&mut held, true)
-                    }
-                    Err(_) => {
-                        fresh = Scratch::default();
-                        (&mut fresh, false)
-                    }
-                };
-                let r = solve_group(
-                    rules,
-                    src,
-                    material,
-                    &ix,
-                    &steps,
-                    grp,
-                    &slice,
-                    sc,
-                    alone.then_some(progress),
-                );
-                // Progress in batches: a men-only slice has millions of groups of a few
-                // positions, and each report is an atomic add and a clock read. A group
-                // alone in its round has reported its init pass already.
-                sc.unreported += 4 * k - r.as_ref().map_or(0, |r| r.reported);
-                if sc.unreported >= PROGRESS_BATCH || !pooled {
-                    progress(std::mem::take(&mut sc.unreported));
+            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+            // Never wait for a slot: should this thread already hold its own (a value
+            // source that runs rayon work inside a look-up), it takes fresh buffers.
+            let (mut held, mut fresh);
+            let (sc, pooled): (&mut Scratch, bool) = match pool[slot].try_lock() {
+                Ok(guard) => {
+                    held = guard;
+                    (&mut held, true)
                 }
-                r
+                Err(_) => {
+                    fresh = Scratch::default();
+                    (&mut fresh, false)
+                }
+            };
+            let r = solve_group(
+                rules,
+                src,
+                material,
+                &ix,
+                &steps,
+                grp,
+                &slice,
+                sc,
+                alone.then_some(progress),
+            );
+            // Progress in batches: a men-only slice has millions of groups of a few
+            // positions, and each report is an atomic add and a clock read. A group
+            // alone in its round has reported its init pass already.
+            sc.unreported += 4 * k - r.as_ref().map_or(0, |r| r.reported);
+            if sc.unreported >= PROGRESS_BATCH || !pooled {
+                progress(std::mem::take(&mut sc.unreported));
+            }
+            r
         };
         // Reduced as they come, not collected: a round of a men-only slice has millions of
         // groups.

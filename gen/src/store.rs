@@ -65,7 +65,10 @@ impl Scratch {
         // so the kernel only removes page-table entries: a later read faults the same bytes
         // back in from the page cache or the file. Readers on other threads may read at the
         // same moment and see the same bytes either way.
-        let _ = unsafe { self.map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
     }
 }
 
@@ -174,7 +177,10 @@ pub struct Spill {
 
 impl Spill {
     fn register(&self, s: &Arc<Scratch>) {
-        let mut files = self.files.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut files = self
+            .files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         files.retain(|w| w.strong_count() > 0);
         files.push(Arc::downgrade(s));
     }
@@ -191,7 +197,8 @@ impl Spill {
         for f in &files {
             f.drop_pages();
         }
-        self.drops.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.drops
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// How many times pages were dropped.

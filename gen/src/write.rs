@@ -346,12 +346,10 @@ fn compress_blocks(
                     block,
                     source: std::io::Error::new(e.kind(), e.to_string()),
                 })?;
-                let raw = data
-                    .raw(header, block)
-                    .map_err(|e| WriteError::Invalid {
-                        path: path.to_path_buf(),
-                        reason: format!("block {block}: {e}"),
-                    })?;
+                let raw = data.raw(header, block).map_err(|e| WriteError::Invalid {
+                    path: path.to_path_buf(),
+                    reason: format!("block {block}: {e}"),
+                })?;
                 compressor
                     .compress(&raw)
                     .map_err(|source| WriteError::Compress {

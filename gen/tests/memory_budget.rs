@@ -44,7 +44,10 @@ fn a_small_budget_writes_the_same_files() {
     let large = wld_plan(5, big.path(), 16 << 30);
     assert!(!large.needs_spill(2));
     let tight = wld_plan(5, small.path(), 110 << 20);
-    assert!(tight.needs_spill(2), "110 MiB should not hold 2-5's finished slices");
+    assert!(
+        tight.needs_spill(2),
+        "110 MiB should not hold 2-5's finished slices"
+    );
     let kings = Material::parse("0104").unwrap();
     assert_eq!(large.wld_solver(kings, 2).0, WldSolver::Grouped);
     assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::Bits);
@@ -75,7 +78,10 @@ fn a_budget_too_small_is_refused_before_any_work() {
         }
         other => panic!("expected a memory error, got {:?}", other.map(|s| s.len())),
     }
-    assert!(wld_files(dir.path()).is_empty(), "files written before the refusal");
+    assert!(
+        wld_files(dir.path()).is_empty(),
+        "files written before the refusal"
+    );
 }
 
 /// `--slice 0202` without its dependencies names every missing one; with them it builds
@@ -148,8 +154,19 @@ fn command_line_memory_and_slice() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--with-deps") && err.contains("0101"), "{err}");
     let (code, out, err) = run(&[
-        "gen", "--pieces", "5", "--wld-only", "--memory", "512M", "--dry-run", "--out", d,
+        "gen",
+        "--pieces",
+        "5",
+        "--wld-only",
+        "--memory",
+        "512M",
+        "--dry-run",
+        "--out",
+        d,
     ]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(out.contains("budget 512 MiB") && out.contains("fits"), "{out}");
+    assert!(
+        out.contains("budget 512 MiB") && out.contains("fits"),
+        "{out}"
+    );
 }
