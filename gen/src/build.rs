@@ -16,7 +16,7 @@ use crate::solve::{
     solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld, stored_codes,
     SolvedSlice, SolvedWld,
 };
-use crate::store::{Codes, Spill, Store};
+use crate::store::{Codes, Raw, ScratchKind, Spill, Store};
 use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
@@ -260,7 +260,8 @@ impl Plan {
         if self.needs_spill(threads) {
             for s in &mut f {
                 s.disk_bytes = s.held_bytes;
-                if s.action == Action::Solve {
+                if s.action == Action::Solve && self.wld_only {
+                    // The store's copy of the outcomes goes to the scratch file.
                     s.solve_bytes -= self.held_bytes(s.material).min(s.solve_bytes);
                 }
                 s.held_bytes = 0;
@@ -312,14 +313,12 @@ impl Plan {
         out
     }
 
-    /// Whether this build keeps finished slices in scratch files: a WLD-only build whose
-    /// forecast, with every finished slice in memory, passes its budget somewhere.
+    /// Whether this build keeps finished slices in scratch files: its forecast, with every
+    /// finished slice in memory, passes three quarters of its budget somewhere.
     pub fn needs_spill(&self, threads: usize) -> bool {
-        self.wld_only
-            && self
-                .forecast_in_memory(threads)
-                .iter()
-                .any(|f| f.held_bytes + f.solve_bytes > self.memory / 4 * 3)
+        self.forecast_in_memory(threads)
+            .iter()
+            .any(|f| f.held_bytes + f.solve_bytes > self.memory / 4 * 3)
     }
 
     /// The kinds of file this build writes.
@@ -856,14 +855,39 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             .sum(),
     );
     // Finished slices go to scratch files when they do not fit beside the slices solved.
-    let spill = plan.needs_spill(threads).then(Spill::default);
+    let spill = plan
+        .needs_spill(threads)
+        .then(|| std::sync::Arc::new(Spill::default()));
+    // Mapped pages are dropped whenever the process passes 7/8 of the budget.
+    let _watch = spill
+        .as_ref()
+        .map(|sp| sp.watch(plan.memory - plan.memory / 8));
     let scratch = plan.out.join(SCRATCH_DIR);
-    let _ = std::fs::remove_dir_all(&scratch); // a stopped build's, never reused
     if spill.is_some() {
         std::fs::create_dir_all(&scratch).map_err(|source| BuildError::CreateDir {
             path: scratch.clone(),
             source,
         })?;
+        // A stopped build's scratch files are reused for the finished slices this run
+        // reads (checked when mapped); every other one goes now.
+        let keep: std::collections::HashSet<PathBuf> = plan
+            .slices
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| done[i] && readers.read[i])
+            .flat_map(|(_, &m)| [scratch_path(plan, m, 0), scratch_path(plan, m, 1)])
+            .flat_map(|p| {
+                let side = PathBuf::from(format!("{}.crc", p.display()));
+                [p, side]
+            })
+            .collect();
+        for e in std::fs::read_dir(&scratch).into_iter().flatten().flatten() {
+            if !keep.contains(&e.path()) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    } else {
+        let _ = std::fs::remove_dir_all(&scratch);
     }
     let mut store = Store::new(plan.rules);
     let mut all = Vec::new();
@@ -879,8 +903,12 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
         if done[i] {
             obs.slice_start(i, total, m, 0);
-            let loaded = if !readers.read[i] {
-                Ok(()) // finished, and nothing left to solve reads it
+            let reused = match &spill {
+                Some(sp) if readers.read[i] => reuse_scratch(plan, &mut store, m, sp),
+                _ => false,
+            };
+            let loaded = if !readers.read[i] || reused {
+                Ok(()) // finished, and nothing left to solve reads it (or mapped again)
             } else if plan.wld_only {
                 store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
             } else {
@@ -890,7 +918,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 material: m,
                 message: e.to_string(),
             })?;
-            if let (Some(sp), true) = (&spill, readers.read[i]) {
+            if let (Some(sp), true, false) = (&spill, readers.read[i], reused) {
                 spill_slice(plan, &mut store, m, sp)?;
             }
             let t = TableFile::open(
@@ -930,7 +958,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             continue;
         }
         let needed = plan.solve_bytes(m, rayon::current_num_threads())
-            - if spill.is_some() {
+            - if spill.is_some() && plan.wld_only {
                 plan.held_bytes(m) // to a scratch file, not copied
             } else {
                 0
@@ -951,7 +979,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 m,
                 (i, total),
                 readers.read[i],
-                spill.as_ref(),
+                spill.as_deref(),
                 obs,
             )?;
             obs.slice_done(&st);
@@ -1055,7 +1083,12 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 drop((c0, c1));
                 store.insert_codes(m, sides);
             }
-            None => store.insert(m, [Some(c0), (!symmetric).then_some(c1)]),
+            None => {
+                store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+                if let Some(sp) = &spill {
+                    spill_slice(plan, &mut store, m, sp)?;
+                }
+            }
         }
         obs.slice_done(&st);
         all.push(st);
@@ -1089,7 +1122,8 @@ fn spill_slice(
     let mut out: [Option<Codes>; 2] = [None, None];
     for (k, codes) in sides.into_iter().enumerate() {
         out[k] = match codes {
-            Some(Codes::Wld(w)) => Some(to_scratch(plan, m, k, &w, spill)?),
+            Some(Codes::Wld(w)) => Some(to_scratch(plan, m, k, Raw::Words(&w), spill)?),
+            Some(Codes::Dtw(c)) => Some(to_scratch(plan, m, k, Raw::Codes(&c), spill)?),
             other => other,
         };
     }
@@ -1097,15 +1131,36 @@ fn spill_slice(
     Ok(())
 }
 
+/// Map slice `m`'s scratch files left by a stopped build, if every stored side's is whole;
+/// whether it did.
+fn reuse_scratch(plan: &Plan, store: &mut Store, m: Material, spill: &Spill) -> bool {
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let (kind, len) = if plan.wld_only {
+        (ScratchKind::Wld, size.div_ceil(32) * 8)
+    } else {
+        (ScratchKind::Dtw, 2 * size)
+    };
+    let sides = if m == m.mirror() { 1 } else { 2 };
+    let mut got: [Option<Codes>; 2] = [None, None];
+    for (k, slot) in got.iter_mut().enumerate().take(sides) {
+        match Codes::reuse(&scratch_path(plan, m, k), kind, len, spill) {
+            Some(c) => *slot = Some(c),
+            None => return false,
+        }
+    }
+    store.insert_codes(m, got);
+    true
+}
+
 fn to_scratch(
     plan: &Plan,
     m: Material,
     side: usize,
-    words: &[u64],
+    raw: Raw,
     spill: &Spill,
 ) -> Result<Codes, BuildError> {
     let path = scratch_path(plan, m, side);
-    Codes::spill(words, &path, spill).map_err(|source| {
+    Codes::spill(raw, &path, spill).map_err(|source| {
         BuildError::Write(WriteError::Io {
             path,
             action: "writing a scratch file of finished outcomes",
@@ -1141,11 +1196,7 @@ fn solve_wld(
             &|n| obs.progress(n),
         ),
     };
-    let solved = match spill {
-        Some(sp) => sp.watch(plan.memory - plan.memory / 8, solve),
-        None => solve(),
-    }
-    .map_err(|e| BuildError::Solve {
+    let solved = solve().map_err(|e| BuildError::Solve {
         material: m,
         message: e.to_string(),
     })?;
@@ -1164,11 +1215,11 @@ fn solve_wld(
         None
     } else if let Some(sp) = spill {
         Some([
-            Some(to_scratch(plan, m, 0, &v0, sp)?),
+            Some(to_scratch(plan, m, 0, Raw::Words(&v0), sp)?),
             if symmetric {
                 None
             } else {
-                Some(to_scratch(plan, m, 1, &v1, sp)?)
+                Some(to_scratch(plan, m, 1, Raw::Words(&v1), sp)?)
             },
         ])
     } else {

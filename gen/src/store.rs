@@ -25,21 +25,64 @@ use crate::solve::SolvedSlice;
 pub enum Codes {
     Dtw(Vec<u16>),
     Wld(Vec<u64>),
-    /// Packed outcomes as in `Wld`, in a scratch file mapped into memory (read-only): what a
-    /// build whose finished slices do not fit its memory budget keeps, the operating
-    /// system's page cache holding what is used ([`Spill`]).
+    /// Packed outcomes as in `Wld`, or DTW codes as in `Dtw`, in a scratch file mapped into
+    /// memory (read-only): what a build whose finished slices do not fit its memory budget
+    /// keeps, the operating system's page cache holding what is used ([`Spill`]).
     Mapped(Arc<Scratch>),
 }
 
-/// A scratch file of packed outcomes (the bytes of [`Codes::Wld`]'s words, little-endian),
-/// mapped read-only; removed when dropped.
+/// The values a scratch file is written from: packed outcomes ([`Codes::Wld`]'s words) or
+/// DTW codes; little-endian in the file either way.
+#[derive(Clone, Copy)]
+pub enum Raw<'a> {
+    Words(&'a [u64]),
+    Codes(&'a [u16]),
+}
+
+impl Raw<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Raw::Words(w) => w.len() as u64 * 8,
+            Raw::Codes(c) => c.len() as u64 * 2,
+        }
+    }
+
+    fn kind(&self) -> ScratchKind {
+        match self {
+            Raw::Words(_) => ScratchKind::Wld,
+            Raw::Codes(_) => ScratchKind::Dtw,
+        }
+    }
+}
+
+/// What a scratch file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScratchKind {
+    /// Outcomes, 2 bits a position (position `i` in byte `i / 4`).
+    Wld,
+    /// DTW codes, 2 bytes a position.
+    Dtw,
+}
+
+/// A scratch file of a finished slice's true values, mapped read-only, with a sidecar
+/// `<name>.crc` (its length and CRC-32) written after it, so that a build stopped at any
+/// moment finds it whole or not at all; removed with its sidecar when dropped.
 pub struct Scratch {
     map: memmap2::Mmap,
     path: PathBuf,
+    kind: ScratchKind,
+}
+
+/// The sidecar of scratch file `path`.
+fn sidecar(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".crc");
+    PathBuf::from(name)
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        let _ = std::fs::remove_file(sidecar(&self.path));
         let _ = std::fs::remove_file(&self.path);
     }
 }
@@ -96,6 +139,10 @@ impl Codes {
             Codes::Dtw(v) => return v.get(i).copied(),
             _ if i as u64 >= len => return None,
             Codes::Wld(w) => (w.get(i / 32)? >> (2 * (i % 32))) & 3,
+            Codes::Mapped(f) if f.kind == ScratchKind::Dtw => {
+                let b = f.map.get(2 * i..2 * i + 2)?;
+                return Some(u16::from_le_bytes([b[0], b[1]]));
+            }
             // Little-endian words: position i is in byte i / 4.
             Codes::Mapped(f) => u64::from(*f.map.get(i / 4)? >> (2 * (i % 4)) & 3),
         };
@@ -123,44 +170,102 @@ impl Codes {
         }
     }
 
-    /// Packed outcomes `words` written to the scratch file `path` (replaced if present) and
-    /// mapped: [`Codes::Mapped`], registered with `spill` so that its pages can be dropped.
+    /// The values `raw` written to the scratch file `path` (replaced if present, through a
+    /// temporary name, then its sidecar) and mapped: [`Codes::Mapped`], registered with
+    /// `spill` so that its pages can be dropped.
     ///
     /// # Errors
     /// The file cannot be written or mapped (a full disk, ...).
-    pub fn spill(words: &[u64], path: &Path, spill: &Spill) -> std::io::Result<Codes> {
+    pub fn spill(raw: Raw, path: &Path, spill: &Spill) -> std::io::Result<Codes> {
         use std::io::Write;
+        let tmp = path.with_extension("tmp");
+        let mut crc = crc32fast::Hasher::new();
         {
-            let file = std::fs::File::create(path)?;
+            let file = std::fs::File::create(&tmp)?;
             let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            for chunk in words.chunks(1 << 14) {
-                let bytes: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
-                w.write_all(&bytes)?;
+            let mut put = |bytes: &[u8]| -> std::io::Result<()> {
+                crc.update(bytes);
+                w.write_all(bytes)
+            };
+            match raw {
+                Raw::Words(words) => {
+                    for chunk in words.chunks(1 << 14) {
+                        let b: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+                        put(&b)?;
+                    }
+                }
+                Raw::Codes(codes) => {
+                    for chunk in codes.chunks(1 << 15) {
+                        let b: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+                        put(&b)?;
+                    }
+                }
             }
             w.flush()?;
         }
+        let _ = std::fs::remove_file(sidecar(path));
+        std::fs::rename(&tmp, path)?;
+        let side = sidecar(path);
+        let side_tmp = side.with_extension("crc.tmp");
+        std::fs::write(&side_tmp, format!("{} {:08x}\n", raw.len(), crc.finalize()))?;
+        std::fs::rename(&side_tmp, &side)?;
+        let scratch = Scratch::map(path, raw.kind(), raw.len())?;
+        spill.register(&scratch);
+        Ok(Codes::Mapped(scratch))
+    }
+
+    /// A scratch file of a stopped build, if it is whole: `len` bytes of `kind`, its length
+    /// and CRC-32 those of its sidecar. Otherwise both are removed and `None` is returned.
+    pub fn reuse(path: &Path, kind: ScratchKind, len: u64, spill: &Spill) -> Option<Codes> {
+        let check = || -> Option<Arc<Scratch>> {
+            let text = std::fs::read_to_string(sidecar(path)).ok()?;
+            let (l, c) = text.trim().split_once(' ')?;
+            if l.parse::<u64>().ok()? != len {
+                return None;
+            }
+            let want = u32::from_str_radix(c, 16).ok()?;
+            let scratch = Scratch::map(path, kind, len).ok()?;
+            let got = crc32fast::hash(&scratch.map);
+            scratch.drop_pages();
+            (got == want).then_some(scratch)
+        };
+        match check() {
+            Some(scratch) => {
+                spill.register(&scratch);
+                Some(Codes::Mapped(scratch))
+            }
+            None => {
+                let _ = std::fs::remove_file(sidecar(path));
+                let _ = std::fs::remove_file(path);
+                None
+            }
+        }
+    }
+}
+
+impl Scratch {
+    /// Map the scratch file `path`, which must be `len` bytes long.
+    fn map(path: &Path, kind: ScratchKind, len: u64) -> std::io::Result<Arc<Scratch>> {
         let file = std::fs::File::open(path)?;
         // SAFETY: `Mmap::map` is unsafe because the bytes change if the file is modified while
-        // mapped. This is a scratch file of this build, just written in full in the scratch
-        // folder of a build directory that the build holds locked; nothing writes it again,
-        // and it is removed only when the mapping is dropped ([`Scratch`]). Every read is
-        // bounds-checked against the mapping's length.
+        // mapped. This is a scratch file of this build, written in full under a temporary
+        // name and renamed, in the scratch folder of a build directory that the build holds
+        // locked; nothing writes it again, and it is removed only when the mapping is dropped
+        // ([`Scratch`]). Every read is bounds-checked against the mapping's length.
         let map = unsafe { memmap2::Mmap::map(&file)? };
-        if map.len() as u64 != words.len() as u64 * 8 {
+        if map.len() as u64 != len {
             return Err(std::io::Error::other(format!(
-                "{}: {} bytes read back where {} were written",
+                "{}: {} bytes where {len} were expected",
                 path.display(),
                 map.len(),
-                words.len() * 8
             )));
         }
         let _ = map.advise(memmap2::Advice::Random);
-        let scratch = Arc::new(Scratch {
+        Ok(Arc::new(Scratch {
             map,
             path: path.to_path_buf(),
-        });
-        spill.register(&scratch);
-        Ok(Codes::Mapped(scratch))
+            kind,
+        }))
     }
 }
 
@@ -206,23 +311,39 @@ impl Spill {
         self.drops.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Run `f` while a thread checks the resident set every 50 ms and drops the scratch
-    /// files' pages whenever it is above `limit` bytes (Linux; elsewhere no check).
-    pub fn watch<T>(&self, limit: u64, f: impl FnOnce() -> T) -> T {
-        let stop = std::sync::atomic::AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            scope.spawn(|| {
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    if resident_bytes().is_some_and(|r| r > limit) {
-                        self.drop_pages();
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(50));
+    /// Start a thread that checks the resident set every 50 ms and drops the scratch files'
+    /// pages whenever it is above `limit` bytes (Linux; elsewhere it never finds it above),
+    /// until the guard returned is dropped.
+    pub fn watch(self: &Arc<Self>, limit: u64) -> Watch {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (me, flag) = (Arc::clone(self), Arc::clone(&stop));
+        let thread = std::thread::spawn(move || {
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                if resident_bytes().is_some_and(|r| r > limit) {
+                    me.drop_pages();
                 }
-            });
-            let out = f();
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-            out
-        })
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        Watch {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+/// The watch of [`Spill::watch`]; dropping it stops the thread.
+pub struct Watch {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
     }
 }
 
@@ -774,5 +895,57 @@ mod tests {
             e.contains("a wld table where a dtw table was expected"),
             "{e}"
         );
+    }
+}
+
+#[cfg(test)]
+mod scratch_tests {
+    use super::*;
+
+    /// A scratch file written by [`Codes::spill`] reads back every value, is mapped again
+    /// by [`Codes::reuse`] while whole, and is refused (and removed) once a byte changes or
+    /// its sidecar names another length; dropping the last mapping removes both files.
+    #[test]
+    fn scratch_files_round_trip_and_damage_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let spill = Spill::default();
+        let codes: Vec<u16> = (0..10_000u32).map(|i| (i * 7919 % 300) as u16).collect();
+        let words: Vec<u64> = (0..300u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & 0x5555_5555_5555_5555)
+            .collect();
+        let dtw_path = dir.path().join("x-dtw.wld2");
+        let wld_path = dir.path().join("x-wld.wld2");
+        let dtw = Codes::spill(Raw::Codes(&codes), &dtw_path, &spill).unwrap();
+        let wld = Codes::spill(Raw::Words(&words), &wld_path, &spill).unwrap();
+        let n = words.len() as u64 * 32;
+        for (i, &c) in codes.iter().enumerate() {
+            assert_eq!(dtw.get(i, codes.len() as u64), Some(c));
+        }
+        let packed = Codes::Wld(words.clone());
+        for i in 0..n as usize {
+            assert_eq!(wld.get(i, n), packed.get(i, n), "{i}");
+        }
+        assert_eq!(dtw.get(codes.len(), codes.len() as u64), None);
+        spill.drop_pages();
+        assert_eq!(dtw.get(17, codes.len() as u64), Some(codes[17]));
+        // Whole: mapped again (a second mapping of the same file).
+        let again = Codes::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill);
+        assert!(again.is_some_and(|c| c.get(5, codes.len() as u64) == Some(codes[5])));
+        // The wrong length: refused, both files removed.
+        assert!(Codes::reuse(&wld_path, ScratchKind::Wld, 8, &spill).is_none());
+        assert!(!wld_path.exists() && !sidecar(&wld_path).exists());
+        drop(wld);
+        // A changed byte: refused.
+        drop(dtw);
+        assert!(!dtw_path.exists(), "dropping the mapping removes the file");
+        let dtw = Codes::spill(Raw::Codes(&codes), &dtw_path, &spill).unwrap();
+        std::mem::forget(dtw); // keep the file: a stopped build's
+        let mut bytes = std::fs::read(&dtw_path).unwrap();
+        bytes[100] ^= 1;
+        std::fs::write(&dtw_path, bytes).unwrap();
+        assert!(
+            Codes::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill).is_none()
+        );
+        assert!(!dtw_path.exists());
     }
 }

@@ -170,3 +170,130 @@ fn command_line_memory_and_slice() {
         "{out}"
     );
 }
+
+/// Every `.wld` and `.dtw` file of `dir` by name, with its bytes.
+fn table_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "wld" || x == "dtw"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+/// A full build (WLD and DTW) within a budget that sends its finished slices' DTW codes to
+/// scratch files writes the same 90 files as one without a budget.
+#[test]
+fn a_full_build_within_a_budget_writes_the_same_files() {
+    let big = tempfile::tempdir().unwrap();
+    let small = tempfile::tempdir().unwrap();
+    let mut large = Plan::new(Rules::ENGLISH, 5, big.path()).unwrap();
+    large.memory = 16 << 30;
+    let mut tight = Plan::new(Rules::ENGLISH, 5, small.path()).unwrap();
+    tight.memory = 200 << 20;
+    assert!(!large.needs_spill(2));
+    assert!(
+        tight.needs_spill(2),
+        "200 MiB should not hold 2-5's DTW codes"
+    );
+    build::run(&large, &Quiet).unwrap();
+    build::run(&tight, &Quiet).unwrap();
+    let (a, b) = (table_files(big.path()), table_files(small.path()));
+    assert_eq!(a.len(), 90);
+    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+    for (name, bytes) in &a {
+        assert!(bytes == &b[name], "{name} differs");
+    }
+    assert!(!small.path().join(SCRATCH_DIR).exists());
+}
+
+/// A budgeted WLD-only build killed (SIGKILL) once some 5-piece slice is finished leaves
+/// scratch files with their sidecars; after one of them is damaged, the re-run resumes and
+/// ends with the same files as an uninterrupted build, its scratch folder gone.
+#[test]
+fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
+    let reference = tempfile::tempdir().unwrap();
+    build::run(&wld_plan(5, reference.path(), 16 << 30), &Quiet).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap().to_string();
+    let args = [
+        "gen",
+        "--pieces",
+        "5",
+        "--wld-only",
+        "--memory",
+        "110M",
+        "--json",
+        "--out",
+        &d,
+    ];
+    let mut child = Command::new(DTB)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let scratch = dir.path().join(SCRATCH_DIR);
+    let t0 = std::time::Instant::now();
+    let five = |p: &Path| {
+        std::fs::read_dir(p).unwrap().flatten().any(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.ends_with(".wld")
+                && n.bytes()
+                    .filter(u8::is_ascii_digit)
+                    .map(|b| u32::from(b - b'0'))
+                    .sum::<u32>()
+                    == 5
+        })
+    };
+    while !five(dir.path()) {
+        assert!(
+            t0.elapsed().as_secs() < 300,
+            "no 5-piece slice finished in 5 minutes"
+        );
+        if child.try_wait().unwrap().is_some() {
+            break; // finished already (a fast machine): nothing to resume
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let names: Vec<String> = std::fs::read_dir(&scratch)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    let data: Vec<&String> = names.iter().filter(|n| n.ends_with(".wld2")).collect();
+    for n in &data {
+        assert!(
+            names.contains(&format!("{n}.crc")),
+            "{n} without its sidecar"
+        );
+    }
+    if let Some(n) = data.first() {
+        let p = scratch.join(n);
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[0] ^= 0x40;
+        std::fs::write(&p, bytes).unwrap();
+    }
+    let out = Command::new(DTB).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (a, b) = (wld_files(reference.path()), wld_files(dir.path()));
+    assert_eq!(a.len(), 45);
+    for (name, bytes) in &a {
+        assert!(
+            b.get(name) == Some(bytes),
+            "{name} differs after the resume"
+        );
+    }
+    assert!(!scratch.exists());
+}
