@@ -30,8 +30,8 @@ use dtb_probe::rules::{Color, Rules};
 use dtb_probe::value::{wld_of, Wld};
 use rayon::prelude::*;
 
+use crate::finished::Finished;
 use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
-use crate::store::{Lookups, Missing, Store};
 
 /// Positions a task of the start pass classifies.
 const INIT_CHUNK: u64 = if cfg!(test) { 1 << 8 } else { 1 << 16 };
@@ -123,12 +123,12 @@ pub fn kings_wld_memory(n: u64, threads: usize) -> u64 {
 ///
 /// # Panics
 /// If `material` has men (a bug in the caller).
-pub fn solve_kings_wld(
+pub fn solve_kings_wld<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedWld, SolveError<Missing>> {
+) -> Result<SolvedWld, SolveError<S::Error>> {
     assert_eq!(
         material.men(),
         0,
@@ -144,7 +144,7 @@ pub fn solve_kings_wld(
     (0..n.div_ceil(INIT_CHUNK))
         .into_par_iter()
         .try_for_each_init(
-            || (Vec::new(), Lookups::default()),
+            || (Vec::new(), S::Cache::default()),
             |(moves, look), c| {
                 let lo = c * INIT_CHUNK;
                 let len = INIT_CHUNK.min(n - lo);
@@ -260,7 +260,8 @@ pub fn solve_kings_wld(
             .into_par_iter()
             .map(|k| {
                 let half = |words: &[u64]| (words[k / 2] >> (32 * (k % 2))) as u32;
-                spread(half(&win)) * u64::from(WLD_WIN) | spread(half(&loss)) * u64::from(WLD_LOSS)
+                (spread(half(&win)) * u64::from(WLD_WIN))
+                    | (spread(half(&loss)) * u64::from(WLD_LOSS))
             })
             .collect();
         capture[s] = if rules.capture_compulsory {
@@ -340,9 +341,9 @@ fn for_each_move(
 /// What the start pass knows of one position (kings `wk`, `bk`, `side` to move).
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn start(
+fn start<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     dec: &GroupDecoder,
     steps: &Steps,
@@ -350,8 +351,8 @@ fn start(
     bk: u64,
     side: Color,
     moves: &mut Vec<Move>,
-    look: &mut Lookups,
-) -> Result<Start, Missing> {
+    look: &mut S::Cache,
+) -> Result<Start, S::Error> {
     let pos = dec.with_kings(wk, bk, side);
     if rules.capture_compulsory && !has_capture(rules, &pos) {
         // Quiet king moves only, all inside the slice.
@@ -391,6 +392,7 @@ mod tests {
     use super::*;
     use crate::solve::{solve_slice, solve_slice_grouped_wld};
     use crate::store::Codes;
+    use crate::store::Store;
     use dtb_probe::format::wld_code;
     use dtb_probe::rules::BlockedOutcome;
 

@@ -466,7 +466,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a size (for example 512M or 20G)"))?;
     let bytes = x * (1u64 << shift) as f64;
-    if !bytes.is_finite() || bytes < 1.0 || bytes > 1e18 {
+    if !bytes.is_finite() || !(1.0..=1e18).contains(&bytes) {
         return Err(format!(
             "{s:?}: a memory size must be at least 1 byte and below 1 EB"
         ));

@@ -19,6 +19,7 @@
 pub mod bitbase;
 pub mod build;
 pub mod cli;
+pub mod finished;
 pub mod solve;
 pub mod store;
 pub mod verify;

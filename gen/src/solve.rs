@@ -29,7 +29,7 @@ use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
 
-use crate::store::{Lookups, Missing, Store};
+use crate::finished::Finished;
 use rayon::prelude::*;
 
 const UNRESOLVED: u16 = u16::MAX;
@@ -257,12 +257,12 @@ fn level_code(level: usize) -> u16 {
 ///
 /// # Errors
 /// [`SolveError`]: a look-up of another slice failed, or a distance does not fit.
-pub fn solve_slice(
+pub fn solve_slice<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<Missing>> {
+) -> Result<SolvedSlice, SolveError<S::Error>> {
     solve_slice_grouped(rules, src, material, progress)
 }
 
@@ -324,12 +324,12 @@ pub fn solve_memory_wld(rules: &Rules, material: Material, threads: usize, seria
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_global(
+pub fn solve_slice_global<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<Missing>> {
+) -> Result<SolvedSlice, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let total = 2 * n;
@@ -341,14 +341,14 @@ pub fn solve_slice_global(
     // Phase 1: initialise.
     let chunks = total.div_ceil(CHUNK);
     type Lists = (Vec<(u16, u64)>, Vec<(u16, u64)>);
-    let init: Result<Vec<Lists>, Missing> = (0..chunks)
+    let init: Result<Vec<Lists>, S::Error> = (0..chunks)
         .into_par_iter()
         .map(|c| {
             let mut resolved = Vec::new();
             let mut cands = Vec::new();
             let mut moves = Vec::new();
             let mut men = MenCache::default();
-            let mut look = Lookups::default();
+            let mut look = S::Cache::default();
             let lo = c * CHUNK;
             let hi = (lo + CHUNK).min(total);
             for g in lo..hi {
@@ -587,7 +587,7 @@ fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
 /// The grouped solver: a slice's positions fall into men groups (one men placement, every
 /// king placement: a contiguous index range of [`SliceIndex::kings_per_group`] positions a
 /// side). Only king moves stay in a group; man moves lead to groups of higher
-/// [`potential`], already solved. So groups are solved from the highest potential down, the
+/// `potential`, already solved. So groups are solved from the highest potential down, the
 /// groups of one potential in parallel, each single-threaded in small arrays that stay in
 /// cache, with man moves looked up as exits. A large group alone in its round (the one group
 /// of a slice of kings only) classifies its positions and propagates each large level on
@@ -595,12 +595,12 @@ fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_grouped(
+pub fn solve_slice_grouped<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedSlice, SolveError<Missing>> {
+) -> Result<SolvedSlice, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     // A group's positions are numbered in 32 bits (both sides: 2k of them). Only 10x10
@@ -641,13 +641,13 @@ pub fn solve_slice_grouped(
 /// # Errors
 /// As [`solve_slice`]; a slice whose men groups are too large to number in 32 bits is
 /// [`SolveError::GroupTooLarge`] (kings only: [`crate::bitbase::solve_kings_wld`] takes it).
-pub fn solve_slice_grouped_wld(
+pub fn solve_slice_grouped_wld<S: Finished>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     serial: bool,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SolvedWld, SolveError<Missing>> {
+) -> Result<SolvedWld, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
@@ -667,6 +667,9 @@ pub fn solve_slice_grouped_wld(
     })
 }
 
+/// What [`grouped`] returns: the values, the capture bits per side, the figures.
+type Grouped<R> = (R, [Vec<u64>; 2], Figures);
+
 /// The figures of a slice solved by [`grouped`].
 struct Figures {
     counts: [[u64; 3]; 2],
@@ -676,14 +679,14 @@ struct Figures {
 
 /// The grouped solver's work (see [`solve_slice_grouped`]), the values written into
 /// `results`; returns them with the capture bits and the slice's figures.
-fn grouped<R: Results>(
+fn grouped<S: Finished, R: Results>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     results: R,
     serial: bool,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<(R, [Vec<u64>; 2], Figures), SolveError<Missing>> {
+) -> Result<Grouped<R>, SolveError<S::Error>> {
     let geo = rules.geometry();
     let ix = SliceIndex::new(material, geo);
     let n = ix.size();
@@ -723,7 +726,7 @@ fn grouped<R: Results>(
     };
     // One set of buffers per worker thread, kept from group to group (a new set per rayon
     // job would allocate and fault in every large group's arrays again).
-    let pool: Vec<Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
+    let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Scratch::default()))
         .collect();
     let mut counts = [[0u64; 3]; 2];
@@ -738,7 +741,7 @@ fn grouped<R: Results>(
             // Never wait for a slot: should this thread already hold its own (a value
             // source that runs rayon work inside a look-up), it takes fresh buffers.
             let (mut held, mut fresh);
-            let (sc, pooled): (&mut Scratch, bool) = match pool[slot].try_lock() {
+            let (sc, pooled): (&mut Scratch<S::Cache>, bool) = match pool[slot].try_lock() {
                 Ok(guard) => {
                     held = guard;
                     (&mut held, true)
@@ -977,9 +980,10 @@ const OPEN: u16 = u16::MAX;
 /// task; a level with fewer than two tasks' worth runs on the worker alone.
 const PROPAGATE_CHUNK: usize = if cfg!(test) { 1 << 6 } else { 1 << 14 };
 
-/// Buffers of one worker, reused from group to group.
+/// Buffers of one worker, reused from group to group (`C`: the look-up cache of the
+/// finished slices read).
 #[derive(Default)]
-struct Scratch {
+struct Scratch<C> {
     cells: Vec<Cell>,
     kings: Vec<(u64, u64)>,
     frontier: Vec<Vec<u32>>,
@@ -987,7 +991,7 @@ struct Scratch {
     moves: Vec<dtb_probe::movegen::Move>,
     after: Vec<Position>,
     man_moves: Vec<ManMove>,
-    look: Lookups,
+    look: C,
     /// Progress units not reported yet.
     unreported: u64,
 }
@@ -1018,9 +1022,9 @@ const INIT_CHUNK: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
 
 /// What classifying one position of a men group needs: the slice's context and the group's
 /// man moves. Shared by the threads of a parallel init pass.
-struct GroupInit<'a, R> {
+struct GroupInit<'a, S, R> {
     rules: &'a Rules,
-    src: &'a Store,
+    src: &'a S,
     material: Material,
     ix: &'a SliceIndex,
     steps: &'a Steps,
@@ -1031,7 +1035,7 @@ struct GroupInit<'a, R> {
     group_men: u64,
 }
 
-impl<R: Results> GroupInit<'_, R> {
+impl<S: Finished, R: Results> GroupInit<'_, S, R> {
     /// What the position with kings `wk`, `bk` and `side` to move learns from its moves.
     /// A position without a capture is classified without a move list: king moves stay in
     /// the group (counted), man moves lead to solved groups or, crowning, to other slices.
@@ -1043,8 +1047,8 @@ impl<R: Results> GroupInit<'_, R> {
         side: Color,
         moves: &mut Vec<dtb_probe::movegen::Move>,
         after: &mut Vec<Position>,
-        look: &mut Lookups,
-    ) -> Result<Start, SolveError<Missing>> {
+        look: &mut S::Cache,
+    ) -> Result<Start, SolveError<S::Error>> {
         let GroupInit {
             rules,
             src,
@@ -1222,17 +1226,17 @@ fn for_each_predecessor(
 /// Capture positions go through the general move generator. Predecessors are king unmoves
 /// of the side that just moved, ranked among the group's empty squares.
 #[allow(clippy::too_many_arguments)]
-fn solve_group<R: Results>(
+fn solve_group<S: Finished, R: Results>(
     rules: &Rules,
-    src: &Store,
+    src: &S,
     material: Material,
     ix: &SliceIndex,
     steps: &Steps,
     grp: u64,
     slice: &Shared<R>,
-    sc: &mut Scratch,
+    sc: &mut Scratch<S::Cache>,
     parallel: Option<&(dyn Fn(u64) + Sync)>,
-) -> Result<GroupResult, SolveError<Missing>> {
+) -> Result<GroupResult, SolveError<S::Error>> {
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
     sc.cells.clear();
@@ -1316,13 +1320,13 @@ fn solve_group<R: Results>(
         kings.resize(kk, (0, 0));
         let (white, black) = cells.split_at_mut(kk);
         type Lists = (Vec<Vec<u32>>, Vec<Vec<u32>>);
-        let parts: Result<Vec<Lists>, SolveError<Missing>> = white
+        let parts: Result<Vec<Lists>, SolveError<S::Error>> = white
             .par_chunks_mut(INIT_CHUNK)
             .zip(black.par_chunks_mut(INIT_CHUNK))
             .zip(kings.par_chunks_mut(INIT_CHUNK))
             .enumerate()
             .map_init(
-                || (Vec::new(), Vec::new(), Lookups::default()),
+                || (Vec::new(), Vec::new(), S::Cache::default()),
                 |(moves, after, look), (c, ((white, black), ks))| {
                     let first = c * INIT_CHUNK;
                     let (mut fr, mut ca) = (Vec::new(), Vec::new());

@@ -776,6 +776,16 @@ impl Store {
     }
 }
 
+impl crate::finished::Finished for Store {
+    type Cache = Lookups;
+    type Error = Missing;
+
+    #[inline]
+    fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<u16, Missing> {
+        Store::value(self, pos, cache)
+    }
+}
+
 impl ValueSource for Store {
     type Error = Missing;
 

@@ -472,7 +472,10 @@ pub fn write_packed_wld(
         path: path.to_path_buf(),
         reason,
     };
-    if header.kind != ValueKind::Wld || header.value_width != 2 || header.block_len % 32 != 0 {
+    if header.kind != ValueKind::Wld
+        || header.value_width != 2
+        || !header.block_len.is_multiple_of(32)
+    {
         return Err(invalid(format!(
             "packed values need a 2-bit WLD header with blocks of a multiple of 32 positions (kind {:?}, width {}, block {})",
             header.kind, header.value_width, header.block_len
