@@ -81,6 +81,8 @@ pub enum BuildError {
     },
     #[error("slice {0}: {1}")]
     Slice(String, &'static str),
+    #[error("slice {0} is being built by another dtb gen in this directory")]
+    SliceLocked(Material),
 }
 
 fn list(ms: &[Material]) -> String {
@@ -110,6 +112,9 @@ pub struct Plan {
     /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
     /// own working set does not fit stops the build before it starts, naming the slice.
     pub memory: u64,
+    /// A job of one slice (`dtb gen --slice` without `--with-deps`): the slice. The other
+    /// slices of the plan must be finished; the job shares the directory with other jobs.
+    pub single: Option<Material>,
 }
 
 impl Plan {
@@ -129,6 +134,7 @@ impl Plan {
             zstd: ZSTD,
             wld_only: false,
             memory: default_budget(),
+            single: None,
         })
     }
 
@@ -189,6 +195,7 @@ impl Plan {
             if !missing.is_empty() {
                 return Err(BuildError::MissingInputs { slice: m, missing });
             }
+            plan.single = Some(m);
         }
         Ok(plan)
     }
@@ -555,13 +562,15 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// Remove the temporary files an interrupted writer left (`.<name>.<random>.tmp`); only
-/// called while holding the directory lock, so no writer of ours is using them.
-fn remove_stale_temporaries(dir: &std::path::Path) {
+/// Remove the temporary files an interrupted writer left (`.<name>.<random>.tmp`), those of
+/// the file named `of` only unless it is empty; only called while holding the directory
+/// lock (or the slice's), so no writer of ours is using them.
+fn remove_stale_temporaries(dir: &std::path::Path, of: &str) {
+    let prefix = format!(".{of}");
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let name = e.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with('.') && name.ends_with(".tmp") {
+        if name.starts_with(&prefix) && name.ends_with(".tmp") {
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -812,7 +821,15 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         path: lock_path.clone(),
         source,
     })?;
-    match lock.try_lock() {
+    // A whole build holds the directory alone. A job of one slice (`dtb gen --slice`, as
+    // make or Slurm run them) shares it with other slices' jobs and holds its slice alone.
+    let shared = plan.single.is_some();
+    let locked = if shared {
+        lock.try_lock_shared()
+    } else {
+        lock.try_lock()
+    };
+    match locked {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => return Err(BuildError::Locked(plan.out.clone())),
         Err(std::fs::TryLockError::Error(source)) => {
@@ -822,7 +839,20 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             })
         }
     }
-    remove_stale_temporaries(&plan.out);
+    let _slice_lock = match plan.single {
+        Some(m) => Some(lock_slice(plan, m)?),
+        None => None,
+    };
+    match plan.single {
+        None => remove_stale_temporaries(&plan.out, ""),
+        Some(m) => {
+            for kind in plan.kinds() {
+                let path = plan.path(m, *kind);
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+                remove_stale_temporaries(&plan.out, &name.unwrap_or_default());
+            }
+        }
+    }
     let mut done = Vec::with_capacity(plan.slices.len());
     for &m in &plan.slices {
         let state = on_disk(plan, m);
@@ -830,6 +860,19 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             obs.unusable(m, why);
         }
         done.push(state == OnDisk::Finished);
+    }
+    if let Some(m) = plan.single {
+        // Another job may be writing a missing input now: a job of one slice never solves one.
+        let missing: Vec<Material> = plan
+            .slices
+            .iter()
+            .zip(&done)
+            .filter(|&(&x, &d)| x != m && !d)
+            .map(|(&x, _)| x)
+            .collect();
+        if !missing.is_empty() {
+            return Err(BuildError::MissingInputs { slice: m, missing });
+        }
     }
     let readers = Readers::new(&plan.slices, &done);
     // Every slice's forecast against the budget before any work: a slice that cannot fit
@@ -862,7 +905,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     let _watch = spill
         .as_ref()
         .map(|sp| sp.watch(plan.memory - plan.memory / 8));
-    let scratch = plan.out.join(SCRATCH_DIR);
+    let scratch = scratch_dir(plan);
     if spill.is_some() {
         std::fs::create_dir_all(&scratch).map_err(|source| BuildError::CreateDir {
             path: scratch.clone(),
@@ -1095,18 +1138,45 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     }
     drop(store);
     let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(m) = plan.single {
+        // Finished: the slice's lock file goes (a job that opened it meanwhile finds the
+        // slice's file finished and does nothing).
+        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
+    }
     drop(lock);
     Ok(all)
 }
 
-/// Folder of a build directory that holds the scratch files of finished slices.
+/// Folder of a build directory that holds the scratch files of finished slices (a job of
+/// one slice: `.dtb-scratch-<slice>`).
 pub const SCRATCH_DIR: &str = ".dtb-scratch";
+
+/// The scratch folder of this plan's runs.
+fn scratch_dir(plan: &Plan) -> PathBuf {
+    match plan.single {
+        None => plan.out.join(SCRATCH_DIR),
+        Some(m) => plan.out.join(format!("{SCRATCH_DIR}-{m}")),
+    }
+}
 
 /// Path of the scratch file of slice `m`, side `side`.
 fn scratch_path(plan: &Plan, m: Material, side: usize) -> PathBuf {
-    plan.out
-        .join(SCRATCH_DIR)
-        .join(format!("{}-{m}-{side}.wld2", plan.rules.name))
+    scratch_dir(plan).join(format!("{}-{m}-{side}.wld2", plan.rules.name))
+}
+
+/// Hold slice `m` of the build directory alone (`.dtb-gen-<slice>.lock`) for a job of one
+/// slice.
+fn lock_slice(plan: &Plan, m: Material) -> Result<File, BuildError> {
+    let path = plan.out.join(format!(".dtb-gen-{m}.lock"));
+    let f = File::create(&path).map_err(|source| BuildError::Lock {
+        path: path.clone(),
+        source,
+    })?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(std::fs::TryLockError::WouldBlock) => Err(BuildError::SliceLocked(m)),
+        Err(std::fs::TryLockError::Error(source)) => Err(BuildError::Lock { path, source }),
+    }
 }
 
 /// Move slice `m`'s packed outcomes from memory to scratch files.

@@ -173,8 +173,65 @@ enum Command {
         /// Start position in PDN FEN (default: the variant's start position).
         fen: Option<String>,
     },
+    /// The slice graph of a build for a scheduler: every unit of work (one slice, built by
+    /// `dtb gen --slice`) with what it reads, its memory, disk, positions and time, as JSON,
+    /// a Makefile (`make -j K` builds what is missing) or a Slurm submission script (one
+    /// job a missing unit, `afterok` dependencies; run it again after a failure).
+    Plan {
+        /// Variant preset.
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Largest number of pieces on the board (2..=8).
+        #[arg(long, default_value_t = 4)]
+        pieces: u32,
+        /// Directory the jobs write the tables to.
+        #[arg(long, default_value = "tables")]
+        out: PathBuf,
+        /// WLD tables only (as `dtb gen --wld-only`).
+        #[arg(long)]
+        wld_only: bool,
+        /// Memory budget of a job (as `dtb gen --memory`); each job asks for what its slice
+        /// is forecast to need within it.
+        #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+        memory: Option<u64>,
+        /// What to write: json, make or slurm.
+        #[arg(long, value_enum)]
+        emit: Emit,
+        /// Cores a job (`--threads` of each `dtb gen`, `--cpus-per-task` in Slurm).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        cpus: u32,
+        /// Positions solved a second a core, for the time forecast (default: 8 M, English
+        /// 2-7 as measured; International is about 3.5 M).
+        #[arg(long, default_value_t = 8e6)]
+        speed: f64,
+        /// The dtb program the jobs run (default: this one).
+        #[arg(long)]
+        program: Option<PathBuf>,
+        /// Slurm partition.
+        #[arg(long)]
+        partition: Option<String>,
+        /// Slurm account.
+        #[arg(long)]
+        account: Option<String>,
+        /// Slurm time limit of each job (e.g. 2:00:00).
+        #[arg(long)]
+        time: Option<String>,
+        /// A further sbatch argument (repeatable), e.g. --sbatch-arg=--qos=long.
+        #[arg(long, allow_hyphen_values = true)]
+        sbatch_arg: Vec<String>,
+    },
     /// List the variant presets and their rule fields.
     Variants,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Emit {
+    /// Every unit with its reads, memory, disk, positions and time; the plan's totals.
+    Json,
+    /// A Makefile whose targets are the finished files.
+    Make,
+    /// A bash script that submits the missing units to Slurm.
+    Slurm,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -285,6 +342,59 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             json,
             fen,
         } => perft_cmd(&variant, depth, counting, json, fen),
+        Command::Plan {
+            variant,
+            pieces,
+            out,
+            wld_only,
+            memory,
+            emit,
+            cpus,
+            speed,
+            program,
+            partition,
+            account,
+            time,
+            sbatch_arg,
+        } => {
+            let rules = rules_named(&variant)?;
+            let mut plan = Plan::new(rules, pieces, out)?;
+            plan.wld_only = wld_only;
+            if let Some(m) = memory {
+                plan.memory = m;
+            }
+            if !(speed.is_finite() && speed > 0.0) {
+                bail!("--speed must be a positive number of positions a second a core");
+            }
+            let speed = crate::plan::Speed {
+                cpus,
+                per_core: speed,
+            };
+            let units = crate::plan::units(&plan, speed);
+            let program = match program {
+                Some(p) => p,
+                None => std::env::current_exe().context("finding this program's path")?,
+            };
+            let program = program.to_string_lossy();
+            let text = match emit {
+                Emit::Json => crate::plan::json(&plan, &units, speed).to_string(),
+                Emit::Make => crate::plan::makefile(&plan, &units, cpus, &program),
+                Emit::Slurm => crate::plan::slurm_script(
+                    &plan,
+                    &units,
+                    cpus,
+                    &program,
+                    &crate::plan::SlurmOptions {
+                        partition,
+                        account,
+                        time,
+                        extra: sbatch_arg,
+                    },
+                ),
+            };
+            outln!("{}", text.trim_end());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Variants => {
             for r in Rules::PRESETS {
                 outln!("{}", r.name);

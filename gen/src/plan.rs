@@ -1,0 +1,351 @@
+//! The slice graph of a build, handed to a scheduler (`dtb plan`): every unit of work (one
+//! slice, built by `dtb gen --slice`) with the units it reads, its forecast memory, scratch
+//! disk, positions and time; as JSON, as a Makefile whose targets are the finished files, or
+//! as a Slurm submission script. dtb orders nothing across machines itself: make and Slurm
+//! do, from these dependencies.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use dtb_probe::format::ValueKind;
+use dtb_probe::index::SliceIndex;
+use dtb_probe::material::Material;
+
+use crate::build::{Plan, OVERHEAD_BYTES};
+
+/// One unit of work: a slice, built alone from the finished slices it reads.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    pub material: Material,
+    /// The units it reads (its successors in the plan), in solve order.
+    pub reads: Vec<Material>,
+    /// Forecast peak memory of `dtb gen --slice` for it, bytes (within the budget).
+    pub memory: u64,
+    /// Forecast scratch files on disk, bytes (finished slices it reads that do not fit in
+    /// memory beside it).
+    pub disk: u64,
+    /// Positions solved (both sides to move).
+    pub positions: u64,
+    /// Forecast seconds at the stated speed on the stated cores.
+    pub seconds: f64,
+}
+
+/// How the units are to run: cores a job, and the speed to forecast time with.
+#[derive(Clone, Copy, Debug)]
+pub struct Speed {
+    /// Cores (threads) a job.
+    pub cpus: u32,
+    /// Positions solved a second a core.
+    pub per_core: f64,
+}
+
+/// The units of `plan` in solve order (a valid order for any scheduler).
+pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
+    let at: HashMap<Material, usize> = plan
+        .slices
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| (m, i))
+        .collect();
+    let threads = speed.cpus.max(1) as usize;
+    plan.slices
+        .iter()
+        .map(|&m| {
+            let mut reads: Vec<Material> = m
+                .successors()
+                .into_iter()
+                .filter(|s| at.contains_key(s))
+                .collect();
+            reads.sort_by_key(|s| at[s]);
+            let held: u64 = reads.iter().map(|&s| plan.held_bytes(s)).sum();
+            let solve = plan.solve_bytes(m, threads);
+            // As the job plans it ([`Plan::needs_spill`]): finished slices to scratch files
+            // when they would pass three quarters of the budget.
+            let (memory, disk) = if held + solve > plan.memory / 4 * 3 {
+                let kept = if plan.wld_only { plan.held_bytes(m) } else { 0 };
+                (solve.saturating_sub(kept).max(OVERHEAD_BYTES), held)
+            } else {
+                (held + solve, 0)
+            };
+            let positions = 2 * SliceIndex::new(m, plan.rules.geometry()).size();
+            Unit {
+                material: m,
+                reads,
+                memory,
+                disk,
+                positions,
+                seconds: positions as f64 / (speed.per_core * threads as f64).max(1.0),
+            }
+        })
+        .collect()
+}
+
+/// The longest chain of units, by forecast time: its total seconds and its units, first
+/// to last. What no number of machines can shorten.
+pub fn critical_path(units: &[Unit]) -> (f64, Vec<Material>) {
+    let at: HashMap<Material, usize> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| (u.material, i))
+        .collect();
+    // In solve order every unit's reads come before it.
+    let mut finish = vec![0f64; units.len()];
+    let mut via: Vec<Option<usize>> = vec![None; units.len()];
+    for (i, u) in units.iter().enumerate() {
+        let mut start = 0f64;
+        for r in &u.reads {
+            let j = at[r];
+            if finish[j] > start {
+                start = finish[j];
+                via[i] = Some(j);
+            }
+        }
+        finish[i] = start + u.seconds;
+    }
+    let Some(end) = (0..units.len()).max_by(|&a, &b| finish[a].total_cmp(&finish[b])) else {
+        return (0.0, Vec::new());
+    };
+    let mut path = vec![units[end].material];
+    let mut k = end;
+    while let Some(j) = via[k] {
+        path.push(units[j].material);
+        k = j;
+    }
+    path.reverse();
+    (finish[end], path)
+}
+
+/// The file whose presence says unit `m` is finished: its WLD file (written last).
+fn target(plan: &Plan, m: Material) -> String {
+    plan.path(m, ValueKind::Wld)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// The `dtb gen` arguments of unit `u`, after the program name, before `--out DIR`.
+fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
+    let mib = u.memory.div_ceil(1 << 20) + 64;
+    format!(
+        "gen --variant {} --slice {}{} --threads {cpus} --memory {mib}M",
+        plan.rules.name,
+        u.material,
+        if plan.wld_only { " --wld-only" } else { "" },
+    )
+}
+
+/// A Makefile: `make -j K` builds every missing file in a valid order, `make` again does
+/// nothing. `DTB` (the program) and `DIR` (the output directory) may be set on make's
+/// command line.
+pub fn makefile(plan: &Plan, units: &[Unit], cpus: u32, program: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# dtb plan --emit make: {} 2-{} pieces{}, {} units. `make -j K` builds what is missing.",
+        plan.rules.name,
+        plan.pieces,
+        if plan.wld_only { ", WLD only" } else { "" },
+        units.len()
+    );
+    let _ = writeln!(out, "DTB ?= {}", shell_word(program));
+    let _ = writeln!(out, "DIR ?= {}", shell_word(&plan.out.to_string_lossy()));
+    let _ = write!(out, ".PHONY: all\nall:");
+    for u in units {
+        let _ = write!(out, " $(DIR)/{}", target(plan, u.material));
+    }
+    let _ = writeln!(out, "\n");
+    for u in units {
+        let _ = write!(out, "$(DIR)/{}:", target(plan, u.material));
+        for r in &u.reads {
+            let _ = write!(out, " $(DIR)/{}", target(plan, *r));
+        }
+        let _ = writeln!(out, "\n\t$(DTB) {} --out $(DIR)\n", gen_args(plan, u, cpus));
+    }
+    out
+}
+
+/// Options of a Slurm script.
+#[derive(Clone, Debug, Default)]
+pub struct SlurmOptions {
+    pub partition: Option<String>,
+    pub account: Option<String>,
+    /// `--time` of each job (Slurm's format, e.g. `2:00:00`).
+    pub time: Option<String>,
+    /// Further `sbatch` arguments, each passed as one word.
+    pub extra: Vec<String>,
+}
+
+/// A bash script that submits one Slurm job per unit whose file is missing, each depending
+/// (`afterok`) on the jobs of the missing units it reads, with `--kill-on-invalid-dep=yes`
+/// (a failed job cancels what depends on it), `--mem` from the forecast and
+/// `--cpus-per-task`. Run again after a failure, it submits only what is still missing.
+pub fn slurm_script(
+    plan: &Plan,
+    units: &[Unit],
+    cpus: u32,
+    program: &str,
+    opts: &SlurmOptions,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "#!/usr/bin/env bash\n# dtb plan --emit slurm: {} 2-{} pieces{}, {} units.\n# Submits a job for every unit whose file is missing; run it again after a failure.\nset -euo pipefail",
+        plan.rules.name,
+        plan.pieces,
+        if plan.wld_only { ", WLD only" } else { "" },
+        units.len()
+    );
+    let _ = writeln!(out, "DTB=${{DTB:-{}}}", shell_word(program));
+    let _ = writeln!(
+        out,
+        "DIR=${{DIR:-{}}}",
+        shell_word(&plan.out.to_string_lossy())
+    );
+    let mut common = vec![
+        "--parsable".to_string(),
+        "--kill-on-invalid-dep=yes".to_string(),
+        format!("--cpus-per-task={cpus}"),
+    ];
+    if let Some(p) = &opts.partition {
+        common.push(format!("--partition={p}"));
+    }
+    if let Some(a) = &opts.account {
+        common.push(format!("--account={a}"));
+    }
+    if let Some(t) = &opts.time {
+        common.push(format!("--time={t}"));
+    }
+    common.extend(opts.extra.iter().cloned());
+    let common: Vec<String> = common.iter().map(|w| shell_word(w)).collect();
+    let _ = writeln!(
+        out,
+        "mkdir -p \"$DIR\"\ndeclare -A JOB=()\nsubmitted=0\n# unit MEM_MIB ARGS READS...: submit unless its file exists\nunit() {{\n  local m=$1 mem=$2 args=$3 file=$4; shift 4\n  [ -f \"$DIR/$file\" ] && return 0\n  local dep=\"\"\n  for r in \"$@\"; do\n    if [ -n \"${{JOB[$r]:-}}\" ]; then dep=\"$dep:${{JOB[$r]}}\"; fi\n  done\n  local opts=({} --job-name=\"dtb-$m\" --mem=\"${{mem}}M\" --output=\"$DIR/.dtb-slurm-$m.log\")\n  if [ -n \"$dep\" ]; then opts+=(--dependency=\"afterok$dep\"); fi\n  JOB[$m]=$(sbatch \"${{opts[@]}}\" --wrap=\"$DTB $args --out '$DIR'\")\n  JOB[$m]=${{JOB[$m]%%;*}}\n  submitted=$((submitted + 1))\n  echo \"$m ${{JOB[$m]}}\"\n}}",
+        common.join(" ")
+    );
+    for u in units {
+        let args = gen_args(plan, u, cpus);
+        let mem = u.memory.div_ceil(1 << 20) + 128;
+        let _ = write!(
+            out,
+            "unit {} {mem} {} {}",
+            u.material,
+            shell_word(&args),
+            shell_word(&target(plan, u.material))
+        );
+        for r in &u.reads {
+            let _ = write!(out, " {r}");
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "echo \"submitted $submitted jobs\"");
+    out
+}
+
+/// `s` quoted for a POSIX shell (and for make recipes) where it needs it.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c));
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The JSON of the units: one object each, with the plan's summary.
+pub fn json(plan: &Plan, units: &[Unit], speed: Speed) -> serde_json::Value {
+    let (critical, path) = critical_path(units);
+    let cpu_seconds: f64 = units
+        .iter()
+        .map(|u| u.seconds * f64::from(speed.cpus))
+        .sum();
+    serde_json::json!({
+        "variant": plan.rules.name,
+        "pieces": plan.pieces,
+        "wld_only": plan.wld_only,
+        "budget_bytes": plan.memory,
+        "cpus_per_job": speed.cpus,
+        "positions_per_second_per_core": speed.per_core,
+        "units": units.iter().map(|u| serde_json::json!({
+            "slice": u.material.to_string(),
+            "file": target(plan, u.material),
+            "reads": u.reads.iter().map(Material::to_string).collect::<Vec<_>>(),
+            "memory_bytes": u.memory,
+            "scratch_bytes": u.disk,
+            "positions": u.positions,
+            "seconds": u.seconds,
+        })).collect::<Vec<_>>(),
+        "jobs": units.len(),
+        "largest_memory_bytes": units.iter().map(|u| u.memory).max().unwrap_or(0),
+        "critical_path_seconds": critical,
+        "critical_path": path.iter().map(Material::to_string).collect::<Vec<_>>(),
+        "cpu_hours": cpu_seconds / 3600.0,
+    })
+}
+
+/// Whether `dir` holds the finished file of every unit (existence only).
+pub fn all_present(plan: &Plan, units: &[Unit], dir: &Path) -> bool {
+    units
+        .iter()
+        .all(|u| dir.join(target(plan, u.material)).exists())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dtb_probe::Rules;
+
+    /// The graph is acyclic in solve order (every unit reads only units before it) and every
+    /// unit reads exactly its successors in the plan ([`Material::successors`]); the critical
+    /// path is a chain of reads.
+    #[test]
+    fn units_read_their_successors_and_come_after_them() {
+        for (rules, pieces) in [(Rules::ENGLISH, 7), (Rules::INTERNATIONAL, 6)] {
+            let mut plan = Plan::new(rules, pieces, "/nonexistent").unwrap();
+            plan.wld_only = true;
+            plan.memory = 20 << 30;
+            let speed = Speed {
+                cpus: 2,
+                per_core: 8e6,
+            };
+            let us = units(&plan, speed);
+            assert_eq!(us.len(), plan.slices.len());
+            let pos: HashMap<Material, usize> = us
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (u.material, i))
+                .collect();
+            for (i, u) in us.iter().enumerate() {
+                let mut want: Vec<Material> = u
+                    .material
+                    .successors()
+                    .into_iter()
+                    .filter(|s| pos.contains_key(s))
+                    .collect();
+                want.sort_by_key(|s| pos[s]);
+                assert_eq!(u.reads, want, "{}", u.material);
+                assert!(
+                    u.reads.iter().all(|r| pos[r] < i),
+                    "{} reads a later unit",
+                    u.material
+                );
+                assert!(u.memory <= plan.memory, "{}", u.material);
+            }
+            let (secs, path) = critical_path(&us);
+            assert!(secs > 0.0 && !path.is_empty());
+            for w in path.windows(2) {
+                assert!(us[pos[&w[1]]].reads.contains(&w[0]), "{w:?} is not a read");
+            }
+        }
+    }
+
+    #[test]
+    fn shell_words_are_quoted_where_needed() {
+        assert_eq!(shell_word("/tmp/t5"), "/tmp/t5");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+}
