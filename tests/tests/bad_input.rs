@@ -16,7 +16,7 @@ use dtb_probe::index::SliceIndex;
 use dtb_probe::movegen::{has_capture, legal_moves, parse_move, Counting, MoveError};
 use dtb_probe::position::PositionError;
 use dtb_probe::table::{BlockCache, TableFile};
-use dtb_probe::{Color, Material, Position, ProbeError, Rules, Tablebase, Wld};
+use dtb_probe::{Color, Material, Position, ProbeError, Reached, Rules, Tablebase, Wld};
 use serde_json::Value;
 
 const E: Rules = Rules::ENGLISH;
@@ -202,8 +202,10 @@ fn more_pieces_than_the_tables_hold() {
             material,
             kind,
             pieces,
+            reached,
         } => {
             assert_eq!(pieces, 5);
+            assert_eq!(reached, Reached::Asked, "the probed position's own slice");
             assert_eq!(kind, want_kind);
             assert!(material == pos.material() || material == pos.material().mirror());
             assert!(material.is_canonical());
@@ -215,6 +217,77 @@ fn more_pieces_than_the_tables_hold() {
     missing(tb.best_move(&pos).unwrap_err(), ValueKind::Dtw);
     let msg = tb.probe_wld(&pos).unwrap_err().to_string();
     assert!(msg.contains("5 pieces"), "{msg}");
+}
+
+/// Issue 22 (7): a table missing for a slice that only a capture (or a move) from the probed
+/// position leads to says so. With only the 4-piece files, `W:W22,30:B17,1` (White must take
+/// 22x13) needs slice 1020's table: MissingTable{1020, wld, 3 pieces, Capture}, whose message
+/// ends "a capture from the probed position leads there" (best_move too); a 3-piece position
+/// is MissingTable{.., Asked} with the plain message. With only `english-0110.dtw` removed,
+/// the best move of `W:W5:B2` (1010; 5-1 crowns into 0110) is MissingTable{0110, dtw,
+/// Move}, while its own distance (11 plies) is still answered.
+#[test]
+fn missing_table_says_a_capture_leads_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(tmp.path());
+    for e in std::fs::read_dir(tmp.path()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let (_, rest) = name.split_once('-').unwrap();
+        let digits = &rest[..4];
+        let m = Material::parse(digits).unwrap();
+        if m.pieces() < 4 {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    let tb = Tablebase::open(tmp.path(), E).unwrap();
+    let pos = fen::parse("W:W22,30:B17,1", &E).unwrap();
+    let e = tb.probe_wld(&pos).unwrap_err();
+    match &e {
+        ProbeError::MissingTable {
+            material,
+            kind,
+            pieces,
+            reached,
+        } => {
+            assert_eq!(*material, Material::parse("1020").unwrap());
+            assert_eq!(*kind, ValueKind::Wld);
+            assert_eq!(*pieces, 3);
+            assert_eq!(*reached, Reached::Capture);
+        }
+        other => panic!("expected MissingTable, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "no wld table for slice 1020 (3 pieces) in the directories added: a capture from the \
+         probed position leads there"
+    );
+    let e = tb.best_move(&pos).unwrap_err().to_string();
+    assert!(e.ends_with(": a capture from the probed position leads there"), "{e}");
+    let pos3 = fen::parse("W:W5:BK30,K31", &E).unwrap();
+    let e = tb.probe_wld(&pos3).unwrap_err();
+    assert!(
+        matches!(e, ProbeError::MissingTable { reached: Reached::Asked, pieces: 3, .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().ends_with("in the directories added"), "{e}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(tmp.path());
+    std::fs::remove_file(file_of(tmp.path(), "0110", ValueKind::Dtw)).unwrap();
+    let tb = Tablebase::open(tmp.path(), E).unwrap();
+    let pos = fen::parse("W:W5:B2", &E).unwrap();
+    assert_eq!(tb.probe_dtw(&pos).unwrap().plies, Some(11));
+    let e = tb.best_move(&pos).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ProbeError::MissingTable { reached: Reached::Move, kind: ValueKind::Dtw, pieces: 2, material }
+                if material == Material::parse("0110").unwrap()
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().ends_with(": a move from the probed position leads there"), "{e}");
 }
 
 /// A 5-piece position whose side to move must capture is resolved by search into the 4-piece
