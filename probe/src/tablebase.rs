@@ -146,7 +146,8 @@ impl Tablebase {
         &self.rules
     }
 
-    /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` for this
+    /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` (the
+    /// slice as [`Material`]'s Display writes it: dotted above 9 of a kind) for this
     /// variant (other files are ignored; nothing is opened yet). Returns how many were found.
     ///
     /// # Errors
@@ -387,10 +388,11 @@ impl ValueSource for Source<'_> {
     }
 }
 
-/// `english-1011.wld` -> (1011, Wld) for variant `english`.
+/// `english-1011.wld` -> (1011, Wld) for variant `english`; a slice with a count above 9 is
+/// named as [`Material`]'s Display writes it (`english-0.10.1.0.wld`).
 pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind)> {
     let rest = name.strip_prefix(variant)?.strip_prefix('-')?;
-    let (digits, ext) = rest.split_once('.')?;
+    let (digits, ext) = rest.rsplit_once('.')?;
     let kind = match ext {
         "wld" => ValueKind::Wld,
         "dtw" => ValueKind::Dtw,
