@@ -141,7 +141,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check every table: checksums, and every stored value against its successors' values.
+    /// Check every table: checksums, every stored value against its successors' values, and
+    /// (without --sample) the win/loss/draw counts and longest distance each header states.
     Verify {
         /// Variant preset.
         #[arg(long, default_value = "english")]
