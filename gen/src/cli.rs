@@ -916,7 +916,7 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)
         let mut moves = Vec::new();
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
         let name = pdn_in_for(rules, &m, &moves);
-        pos = m.apply(&pos);
+        pos = m.apply_unchecked(&pos);
         let after = if pos.pieces(pos.side_to_move().opponent()) == 0
             || pos.pieces(pos.side_to_move()) == 0
         {

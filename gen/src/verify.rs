@@ -206,7 +206,7 @@ fn verify_slice(
                 let mut best: Option<u16> = None;
                 let mut err = None;
                 for mv in &moves {
-                    let succ = mv.apply(&pos);
+                    let succ = mv.apply_unchecked(&pos);
                     let probed = if wld_only {
                         tb.probe_wld(&succ).map(code_of_wld)
                     } else {

@@ -133,7 +133,7 @@ fn best_lines_end_in_exactly_the_promised_plies() {
         let start = tb.probe_dtw(&pos).unwrap().plies.expect("decided");
         let mut plies = 0;
         while let Some((m, after)) = tb.best_move(&pos).unwrap() {
-            pos = m.apply(&pos);
+            pos = m.apply(&rules, &pos).unwrap();
             plies += 1;
             let left = tb.probe_dtw(&pos).unwrap().plies.unwrap();
             assert_eq!(after.plies, Some(start - plies + 1), "{f} ply {plies}");

@@ -234,7 +234,7 @@ mod tests {
                     let pos = ix.unindex(rng.next() % ix.size(), side);
                     legal_moves(rules, &pos, Counting::Unique, &mut moves);
                     for mv in &moves {
-                        let after = mv.apply(&pos).material();
+                        let after = mv.apply_unchecked(&pos).material();
                         if after.white() == 0 || after.black() == 0 || after.canonical() == m {
                             continue;
                         }

@@ -319,7 +319,7 @@ impl Tablebase {
         let mut best: Option<(Move, u16)> = None;
         for m in moves {
             let v = parent_code(
-                value::resolve(&self.rules, &src, &m.apply(pos)).map_err(|e| {
+                value::resolve(&self.rules, &src, &m.apply_unchecked(pos)).map_err(|e| {
                     reached_from(
                         e,
                         pos,

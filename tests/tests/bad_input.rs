@@ -300,7 +300,7 @@ fn five_pieces_with_a_capture_resolve_through_four() {
     legal_moves(&E, &pos, Counting::Unique, &mut moves);
     assert_eq!(moves.len(), 1);
     assert_eq!(moves[0].to_pdn(false), "18x9");
-    let child = moves[0].apply(&pos);
+    let child = moves[0].apply(&E, &pos).unwrap();
     let dc = tb.probe_dtw(&child).unwrap();
     let d = tb.probe_dtw(&pos).unwrap();
     assert_ne!(dc.wld, Wld::Draw, "the test wants a decided child");

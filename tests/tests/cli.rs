@@ -115,7 +115,7 @@ fn probe_json_answers_the_sample() {
             .unwrap_or_else(|| panic!("{f}: best_move"));
         let pos = fen::parse(f, &E).unwrap();
         let m = parse_move(&E, &pos, best).unwrap_or_else(|e| panic!("{f}: {best}: {e}"));
-        let child = tb.probe_dtw(&m.apply(&pos)).unwrap();
+        let child = tb.probe_dtw(&m.apply(&E, &pos).unwrap()).unwrap();
         match row["outcome"].as_str() {
             "draw" => assert_eq!(child.wld, Wld::Draw, "{f} {best}"),
             _ => assert_eq!(u64::from(child.plies.unwrap()) + 1, plies, "{f} {best}"),
@@ -247,7 +247,7 @@ fn probe_text_output() {
     let pos = fen::parse("B:WK32:BK26", &E).unwrap();
     let m = parse_move(&E, &pos, draw_move).unwrap();
     let tb = Tablebase::open(english4(), E).unwrap();
-    assert_eq!(tb.probe_wld(&m.apply(&pos)).unwrap(), Wld::Draw);
+    assert_eq!(tb.probe_wld(&m.apply(&E, &pos).unwrap()).unwrap(), Wld::Draw);
     assert_eq!(lines[2], "W:W:B5  loss in 0 plies");
     assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 ply  best 3x19");
 
