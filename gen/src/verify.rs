@@ -191,7 +191,7 @@ fn verify_slice(
                     // A "don't care" entry: its true value comes from the capture search; its
                     // stored DTW code still counts towards the file's largest code.
                     fig.add_true(tb, &pos, dtw.is_some());
-                    if let Some(Ok(code)) = dtw.map(|t| t.value(side.index(), i)) {
+                    if let Some(Ok(code)) = dtw.map(|t| t.stored_code(side.index(), i)) {
                         fig.max_stored = fig.max_stored.max(code);
                     }
                 }
@@ -231,10 +231,10 @@ fn verify_slice(
                 }
             };
             let stored = match dtw {
-                Some(dtw) => dtw.value(side.index(), i).map_err(|e| e.to_string()),
+                Some(dtw) => dtw.stored_code(side.index(), i).map_err(|e| e.to_string()),
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
-            let stored_wld = wld.value(side.index(), i).map_err(|e| e.to_string());
+            let stored_wld = wld.stored_code(side.index(), i).map_err(|e| e.to_string());
             if whole {
                 if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
                     fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));
@@ -408,7 +408,12 @@ impl Figures {
     /// values contradict: the win/loss/draw counts of each side (they must add up to `n`), and
     /// the longest distance (DTW: the largest stored code less one; WLD, where not 0 for
     /// unknown: the longest true distance, when the DTW file was read).
-    fn header_problems(&self, h: &dtb_probe::format::Header, kind: ValueKind, n: u64) -> Vec<String> {
+    fn header_problems(
+        &self,
+        h: &dtb_probe::format::Header,
+        kind: ValueKind,
+        n: u64,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         if self.unknown > 0 {
             return out;

@@ -246,7 +246,10 @@ fn verify_checks_the_header_figures() {
     // `dtb info` shows the claim (wins of both sides to move).
     let info = dtb(&["info", "--json", "--dir", bad.path().to_str().unwrap()]);
     let shown = format!("\"wins\":{}", 123_456_789 + black_wins);
-    assert!(String::from_utf8_lossy(&info.stdout).contains(&shown), "{shown}");
+    assert!(
+        String::from_utf8_lossy(&info.stdout).contains(&shown),
+        "{shown}"
+    );
     let dtw = bad.path().join("english-0102.dtw");
     edit_header(&dtw, |h| {
         assert_eq!(h.max_plies, 34);
@@ -271,7 +274,10 @@ fn verify_checks_the_header_figures() {
         "{text}"
     );
     assert!(
-        text.contains(&format!("the values: {} wins, {} losses, {} draws", was[0], was[1], was[2])),
+        text.contains(&format!(
+            "the values: {} wins, {} losses, {} draws",
+            was[0], was[1], was[2]
+        )),
         "{text}"
     );
     assert!(text.contains("slice 0102: FAILED"), "{text}");
@@ -282,7 +288,10 @@ fn verify_checks_the_header_figures() {
         "{text}"
     );
     assert!(text.contains("slice 1010: FAILED"), "{text}");
-    assert!(text.contains("english-1010.wld: header counts for black to move"), "{text}");
+    assert!(
+        text.contains("english-1010.wld: header counts for black to move"),
+        "{text}"
+    );
     assert!(text.contains("3 FAILED"), "{text}");
     assert!(text.contains("slice 1111: ok"), "{text}");
 }

@@ -28,7 +28,7 @@
 //!
 //! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by
 //! [`value::resolve`] -> [`value::normalize`] (colour symmetry) -> [`index::SliceIndex`] ->
-//! [`table::TableFile::value`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
+//! [`table::TableFile::stored_code`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
 
 pub mod board;
 pub mod fen;

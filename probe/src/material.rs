@@ -29,7 +29,10 @@ impl Material {
 
     /// Total number of pieces.
     pub fn pieces(&self) -> u32 {
-        self.white_men as u32 + self.white_kings as u32 + self.black_men as u32 + self.black_kings as u32
+        self.white_men as u32
+            + self.white_kings as u32
+            + self.black_men as u32
+            + self.black_kings as u32
     }
 
     /// Total number of men, both colours.
@@ -265,21 +268,39 @@ mod tests {
         for m in [start, Material::new(0, 10, 9, 0), Material::new(9, 9, 9, 9)] {
             assert_eq!(Material::parse(&m.to_string()), Some(m));
         }
-        for bad in ["120120", "1.0.1.1", "012.0.12.0", "12.0.12", "12.0.12.0.0", "100.0.1.0", "12..12.0", "12.0.12.0."] {
+        for bad in [
+            "120120",
+            "1.0.1.1",
+            "012.0.12.0",
+            "12.0.12",
+            "12.0.12.0.0",
+            "100.0.1.0",
+            "12..12.0",
+            "12.0.12.0.",
+        ] {
             assert_eq!(Material::parse(bad), None, "{bad}");
         }
         // The probe error names the start position's slice that way.
         let rules = Rules::ENGLISH;
         let pos = crate::Position::start(&rules);
         assert_eq!(pos.material().to_string(), "12.0.12.0");
-        let e = crate::Tablebase::new(rules).probe_wld(&pos).unwrap_err().to_string();
-        assert!(e.starts_with("no wld table for slice 12.0.12.0 (24 pieces)"), "{e}");
+        let e = crate::Tablebase::new(rules)
+            .probe_wld(&pos)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("no wld table for slice 12.0.12.0 (24 pieces)"),
+            "{e}"
+        );
         // File names: a dotted slice name is found, an ambiguous one is not.
         assert_eq!(
             crate::tablebase::parse_file_name("english-0.10.1.0.wld", "english"),
             Some((Material::new(0, 10, 1, 0), crate::format::ValueKind::Wld))
         );
-        assert_eq!(crate::tablebase::parse_file_name("english-01010.wld", "english"), None);
+        assert_eq!(
+            crate::tablebase::parse_file_name("english-01010.wld", "english"),
+            None
+        );
     }
 
     #[test]

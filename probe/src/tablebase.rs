@@ -36,7 +36,9 @@ pub enum ProbeError {
     GameOver,
     /// No table for a slice the probe needs: the probed position's own slice, or one that a
     /// capture or a move from it leads to (`reached` says which).
-    #[error("no {kind} table for slice {material} ({pieces} pieces) in the directories added{reached}")]
+    #[error(
+        "no {kind} table for slice {material} ({pieces} pieces) in the directories added{reached}"
+    )]
     MissingTable {
         material: Material,
         kind: ValueKind,
@@ -199,7 +201,10 @@ impl Tablebase {
             .unwrap_or(0)
     }
 
-    /// The opened table for a canonical slice (opening it on first use).
+    /// The opened table for a canonical slice (opening it on first use): its header and raw
+    /// stored codes. Its [`TableFile::stored_code`] is **not** a game value for capture
+    /// positions ("don't care" entries); use [`Tablebase::probe_wld`],
+    /// [`Tablebase::probe_dtw`] for values.
     ///
     /// # Errors
     /// [`ProbeError::MissingTable`], [`ProbeError::Table`], [`ProbeError::Mismatch`].
@@ -374,7 +379,7 @@ impl ValueSource for Source<'_> {
             Color::Black => 1,
         };
         let raw = table
-            .value(side, index)
+            .stored_code(side, index)
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
         Ok(match self.kind {
             ValueKind::Dtw => raw,

@@ -263,11 +263,21 @@ fn missing_table_says_a_capture_leads_there() {
          probed position leads there"
     );
     let e = tb.best_move(&pos).unwrap_err().to_string();
-    assert!(e.ends_with(": a capture from the probed position leads there"), "{e}");
+    assert!(
+        e.ends_with(": a capture from the probed position leads there"),
+        "{e}"
+    );
     let pos3 = fen::parse("W:W5:BK30,K31", &E).unwrap();
     let e = tb.probe_wld(&pos3).unwrap_err();
     assert!(
-        matches!(e, ProbeError::MissingTable { reached: Reached::Asked, pieces: 3, .. }),
+        matches!(
+            e,
+            ProbeError::MissingTable {
+                reached: Reached::Asked,
+                pieces: 3,
+                ..
+            }
+        ),
         "{e:?}"
     );
     assert!(e.to_string().ends_with("in the directories added"), "{e}");
@@ -287,7 +297,42 @@ fn missing_table_says_a_capture_leads_there() {
         ),
         "{e:?}"
     );
-    assert!(e.to_string().ends_with(": a move from the probed position leads there"), "{e}");
+    assert!(
+        e.to_string()
+            .ends_with(": a move from the probed position leads there"),
+        "{e}"
+    );
+}
+
+/// Issue 22 (4): a table's raw entry is not a game value, and its name says so. International
+/// `W:W28:B23` (White takes 28x19 and wins in 1 ply) is a capture position: its entry in
+/// `international-1010.wld` / `.dtw`, read with `TableFile::stored_code` (was `value`), is the
+/// "don't care" code (here: a draw, WLD 0 and DTW 0), while the probes answer win in 1 ply.
+#[test]
+fn stored_code_of_a_capture_position_is_not_its_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = Rules::INTERNATIONAL;
+    let plan = dtb_gen::build::Plan::new(r, 2, tmp.path()).unwrap();
+    dtb_gen::build::run(&plan, &dtb_gen::build::Quiet).unwrap();
+    let tb = Tablebase::open(tmp.path(), r).unwrap();
+    let pos = fen::parse("W:W28:B23", &r).unwrap();
+    assert!(has_capture(&r, &pos));
+    let m = pos.material();
+    assert_eq!(m, Material::new(1, 0, 1, 0));
+    let i = SliceIndex::new(m, r.geometry()).index(&pos);
+    let wld = tb
+        .table(m, ValueKind::Wld)
+        .unwrap()
+        .stored_code(0, i)
+        .unwrap();
+    let dtw = tb
+        .table(m, ValueKind::Dtw)
+        .unwrap()
+        .stored_code(0, i)
+        .unwrap();
+    assert_eq!((wld, dtw), (0, 0), "the don't-care entry: a draw");
+    assert_eq!(tb.probe_wld(&pos).unwrap(), Wld::Win);
+    assert_eq!(tb.probe_dtw(&pos).unwrap().plies, Some(1));
 }
 
 /// A 5-piece position whose side to move must capture is resolved by search into the 4-piece
@@ -703,7 +748,7 @@ fn dir_with_foreign_rules() -> tempfile::TempDir {
     let mut header = t.header().clone();
     assert_eq!(header.sides, 1);
     let values: Vec<u16> = (0..header.positions_per_side)
-        .map(|i| t.value(0, i).unwrap())
+        .map(|i| t.stored_code(0, i).unwrap())
         .collect();
     let mut other = E;
     other.capture_compulsory = false;

@@ -247,7 +247,10 @@ fn probe_text_output() {
     let pos = fen::parse("B:WK32:BK26", &E).unwrap();
     let m = parse_move(&E, &pos, draw_move).unwrap();
     let tb = Tablebase::open(english4(), E).unwrap();
-    assert_eq!(tb.probe_wld(&m.apply(&E, &pos).unwrap()).unwrap(), Wld::Draw);
+    assert_eq!(
+        tb.probe_wld(&m.apply(&E, &pos).unwrap()).unwrap(),
+        Wld::Draw
+    );
     assert_eq!(lines[2], "W:W:B5  loss in 0 plies");
     assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 ply  best 3x19");
 
@@ -285,11 +288,21 @@ fn probe_says_what_a_missing_dtw_table_leaves_out() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     assert!(
-        text.starts_with("W:W5:B2  win in 11 plies  (best move unknown: no dtw table for slice 0110 (2 pieces)"),
+        text.starts_with(
+            "W:W5:B2  win in 11 plies  (best move unknown: no dtw table for slice 0110 (2 pieces)"
+        ),
         "{text}"
     );
-    assert!(text.trim_end().ends_with("a move from the probed position leads there)"), "{text}");
-    assert!(stderr_of(&out).contains("incomplete answer"), "{}", stderr_of(&out));
+    assert!(
+        text.trim_end()
+            .ends_with("a move from the probed position leads there)"),
+        "{text}"
+    );
+    assert!(
+        stderr_of(&out).contains("incomplete answer"),
+        "{}",
+        stderr_of(&out)
+    );
 
     let out = dtb()
         .args(["probe", "--dir", dir, "--json", "W:W5:B2", "W:WK32:BK26"])
@@ -298,7 +311,10 @@ fn probe_says_what_a_missing_dtw_table_leaves_out() {
     assert_eq!(out.status.code(), Some(1));
     let lines = json_lines(&stdout_of(&out));
     assert_eq!(lines.len(), 2);
-    assert_eq!(keys(&lines[0]), set(&["fen", "wld", "dtw", "best_move", "missing"]));
+    assert_eq!(
+        keys(&lines[0]),
+        set(&["fen", "wld", "dtw", "best_move", "missing"])
+    );
     assert_eq!(lines[0]["wld"], Value::from("win"));
     assert_eq!(lines[0]["dtw"], Value::from(11));
     assert_eq!(lines[0]["best_move"], Value::Null);
@@ -317,7 +333,10 @@ fn probe_says_what_a_missing_dtw_table_leaves_out() {
     assert_eq!(lines[0]["wld"], Value::from("win"));
     assert_eq!(lines[0]["dtw"], Value::Null);
     let why = lines[0]["missing"].as_str().unwrap();
-    assert!(why.starts_with("distance and best move unknown: no dtw table for slice 1010"), "{why}");
+    assert!(
+        why.starts_with("distance and best move unknown: no dtw table for slice 1010"),
+        "{why}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------

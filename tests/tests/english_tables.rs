@@ -811,7 +811,9 @@ fn colour_flip_rotates_the_legal_moves() {
         for m in our_moves(p) {
             let child = m.apply(&E, p).unwrap().flipped(g);
             assert!(
-                our_moves(&q).iter().any(|n| n.apply(&E, &q).unwrap() == child),
+                our_moves(&q)
+                    .iter()
+                    .any(|n| n.apply(&E, &q).unwrap() == child),
                 "{}: {}",
                 fen::write(p),
                 m.to_pdn(true)
@@ -879,7 +881,7 @@ fn colour_symmetry_of_the_solved_values() {
                 let want = if s.is_capture(side, i) || h.sides & (1 << other) == 0 {
                     dtw_code(tb.probe_dtw(&q).unwrap())
                 } else {
-                    table.value(other, cix.index(&q)).unwrap()
+                    table.stored_code(other, cix.index(&q)).unwrap()
                 };
                 assert_eq!(
                     got,
