@@ -34,7 +34,7 @@ fuzz_target!(|data: &[u8]| {
         let mut moves = Vec::new();
         legal_moves(&rules, &pos, Counting::Unique, &mut moves);
         for m in &moves {
-            let _ = m.apply(&pos);
+            m.apply(&rules, &pos).expect("a generated move is legal");
         }
     }
 });

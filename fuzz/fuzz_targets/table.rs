@@ -99,7 +99,7 @@ fuzz_target!(|data: &[u8]| {
             u64::MAX,
             pick % n.max(1),
         ] {
-            if let Ok(v) = t.value(side, i) {
+            if let Ok(v) = t.stored_code(side, i) {
                 assert!(
                     h.side_stored(side) && i < n,
                     "value {v} for side {side} index {i} of {n}"

@@ -117,7 +117,9 @@ enum Command {
         /// Directory holding the tables.
         #[arg(long, default_value = "tables")]
         dir: PathBuf,
-        /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"}.
+        /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"};
+        /// with "missing" (why) added, and exit status 1, when the directory holds DTW tables
+        /// but one the distance or best move needs is missing.
         #[arg(long)]
         json: bool,
         /// Read positions from FILE, one FEN per line (`-` for standard input).
@@ -139,7 +141,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Check every table: checksums, and every stored value against its successors' values.
+    /// Check every table: checksums, every stored value against its successors' values, and
+    /// (without --sample) the win/loss/draw counts and longest distance each header states.
     Verify {
         /// Variant preset.
         #[arg(long, default_value = "english")]
@@ -880,7 +883,8 @@ fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -
     Ok(())
 }
 
-/// Answer one FEN; false if it failed (the error is printed).
+/// Answer one FEN; false if it failed (the error is printed) or its answer is incomplete (a
+/// DTW table it needs is missing from a directory that has DTW tables).
 fn answer_probe(
     tb: &Tablebase,
     rules: &Rules,
@@ -889,24 +893,29 @@ fn answer_probe(
     out: &mut dyn Write,
 ) -> Result<bool> {
     match probe_one(tb, rules, f) {
-        Ok((wld, dtw, best)) => {
+        Ok(a) => {
             if json {
-                writeln!(
-                    out,
-                    "{}",
-                    json!({"fen": f, "wld": wld, "dtw": dtw, "best_move": best})
-                )?;
+                let mut o = json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best});
+                if let Some(m) = &a.missing {
+                    o["missing"] = json!(m);
+                }
+                writeln!(out, "{o}")?;
             } else {
-                let mut line = format!("{f}  {wld}");
-                if let Some(d) = dtw {
+                let mut line = format!("{f}  {}", a.wld);
+                if let Some(d) = a.dtw {
                     line.push_str(&format!(" in {}", plies(d)));
                 }
-                if let Some(b) = best {
+                if let Some(b) = a.best {
                     line.push_str(&format!("  best {b}"));
+                }
+                if let Some(m) = &a.missing {
+                    line.push_str(&format!("  ({m})"));
+                    eprintln!("dtb: {}: incomplete answer: {m}", shown(f));
                 }
                 writeln!(out, "{line}")?;
             }
-            Ok(true)
+            // An incomplete answer is a failure of the directory: exit status 1.
+            Ok(a.missing.is_none())
         }
         Err(e) => {
             report_failure(f, &e, json, out)?;
@@ -1017,7 +1026,7 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)
         let mut moves = Vec::new();
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
         let name = pdn_in_for(rules, &m, &moves);
-        pos = m.apply(&pos);
+        pos = m.apply_unchecked(&pos);
         let after = if pos.pieces(pos.side_to_move().opponent()) == 0
             || pos.pieces(pos.side_to_move()) == 0
         {
@@ -1105,28 +1114,68 @@ fn verify(variant: &str, dir: &Path, json: bool, sample: Option<u64>) -> Result<
     })
 }
 
-/// (wld, dtw plies, best move) of one FEN. DTW and best move are `None` where the DTW tables
-/// are missing.
-fn probe_one(
-    tb: &Tablebase,
-    rules: &Rules,
-    f: &str,
-) -> Result<(String, Option<u16>, Option<String>)> {
+/// What `dtb probe` answers for one FEN.
+struct ProbeAnswer {
+    wld: String,
+    /// Plies to the end (`None`: a draw, or not known, see `missing`).
+    dtw: Option<u16>,
+    best: Option<String>,
+    /// Why the distance or the best move is not given although the directory holds DTW
+    /// tables: the missing table (`None` for a complete answer, and in a WLD-only
+    /// directory, where no distance is expected).
+    missing: Option<String>,
+}
+
+/// The answer for one FEN. DTW and best move are `None` where the DTW tables are missing;
+/// where the directory holds DTW tables but one this position needs is missing, what can be
+/// answered is, and `missing` says what is not and why.
+fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
     let pos = fen::parse(f, rules)?;
     let wld = tb.probe_wld(&pos)?;
+    // A directory without any DTW table is a WLD-only build: no distance is expected.
+    let has_dtw = !tb.materials(ValueKind::Dtw).is_empty();
+    let agree = |d: dtb_probe::Dtw| -> Result<Option<u16>> {
+        if d.wld != wld {
+            bail!(
+                "WLD and DTW tables disagree on this position ({wld} vs {}): run dtb verify",
+                d.wld
+            );
+        }
+        Ok(d.plies)
+    };
+    let mut missing = None;
     let (dtw, best) = match tb.best_move(&pos) {
         Ok(Some((m, d))) => {
             let mut moves = Vec::new();
             legal_moves(rules, &pos, Counting::Unique, &mut moves);
-            if d.wld != wld {
-                bail!(
-                    "WLD and DTW tables disagree on this position ({wld} vs {}): run dtb verify",
-                    d.wld
-                );
-            }
-            (d.plies, Some(pdn_in_for(rules, &m, &moves)))
+            (agree(d)?, Some(pdn_in_for(rules, &m, &moves)))
         }
         Ok(None) => (Some(0), None),
+        Err(
+            e @ dtb_probe::ProbeError::MissingTable {
+                kind: ValueKind::Dtw,
+                ..
+            },
+        ) if has_dtw => {
+            // The best move needs a table the distance of the position itself may not.
+            let dtw = match tb.probe_dtw(&pos) {
+                Ok(d) => {
+                    missing = Some(format!("best move unknown: {e}"));
+                    agree(d)?
+                }
+                Err(
+                    e @ dtb_probe::ProbeError::MissingTable {
+                        kind: ValueKind::Dtw,
+                        ..
+                    },
+                ) => {
+                    missing = Some(format!("distance and best move unknown: {e}"));
+                    None
+                }
+                Err(e) => return Err(e.into()),
+            };
+            (dtw, None)
+        }
         Err(dtb_probe::ProbeError::MissingTable {
             kind: ValueKind::Dtw,
             ..
@@ -1138,7 +1187,12 @@ fn probe_one(
     } else {
         dtw
     };
-    Ok((wld.to_string(), dtw, best))
+    Ok(ProbeAnswer {
+        wld: wld.to_string(),
+        dtw,
+        best,
+        missing,
+    })
 }
 
 fn info(dir: &Path, json: bool) -> Result<ExitCode> {

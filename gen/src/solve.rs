@@ -220,7 +220,7 @@ pub(crate) fn classify<E>(
     let mut exits = Exits::default();
     for m in moves {
         // Captures always leave the slice, so a capture position has no `None` child.
-        match child(&m.apply(pos))? {
+        match child(&m.apply_unchecked(pos))? {
             Some(c) => exits.add(c),
             None => exits.inside += 1,
         }

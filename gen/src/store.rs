@@ -640,7 +640,7 @@ impl Store {
                 after.clear();
                 if !single_jumps(&self.rules, &pos, &mut after) {
                     legal_moves(&self.rules, &pos, Counting::Unique, &mut moves);
-                    after.extend(moves.iter().map(|m| m.apply(&pos)));
+                    after.extend(moves.iter().map(|m| m.apply_unchecked(&pos)));
                 }
                 let mut best: Option<u16> = None;
                 for succ in &after {

@@ -5,6 +5,10 @@
 //! `d - 1` and one in exactly `d - 1`, so by induction on `d` every win and loss is real, and a
 //! draw that had a winning move would see a successor marked lost.
 //!
+//! Checking every position (no `--sample`), it also adds up the true values and checks the
+//! figures each header states: the win/loss/draw counts of each side, and the longest distance
+//! (a DTW file's largest stored code; a WLD file's longest true distance, where stated).
+//!
 //! A slice without a DTW file (`dtb gen --wld-only`) is checked on outcomes alone: a win
 //! needs a successor lost, a loss every successor won, a draw neither. That catches a wrong
 //! index or a changed value, but is not a proof: a cycle of drawn positions marked as wins and
@@ -22,7 +26,7 @@ use dtb_probe::tablebase::parse_file_name;
 use dtb_probe::value::{
     code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, LOST,
 };
-use dtb_probe::{fen, Material, Tablebase};
+use dtb_probe::{fen, Material, Tablebase, Wld};
 use rayon::prelude::*;
 
 /// One disagreement found.
@@ -155,6 +159,10 @@ fn verify_slice(
     const CHUNK: u64 = 1 << 12;
     let all = n * sides.len() as u64;
     let total = sample.map_or(all, |s| s.min(all));
+    // Checking every position: also add up the true values, to check the figures the headers
+    // state (counts per side; the longest distance).
+    let whole = total == all;
+    let figures = Mutex::new(Figures::default());
     // Position `g` of `all`, for item `j` of `total`: all of them in order, or one
     // pseudo-random position in each of `total` equal stretches.
     let pick = |j: u64| -> u64 {
@@ -170,6 +178,7 @@ fn verify_slice(
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         let mut moves = Vec::new();
         let mut men = MenCache::default();
+        let mut fig = Figures::default();
         let lo = c * CHUNK;
         let hi = (lo + CHUNK).min(total);
         for g in (lo..hi).map(pick) {
@@ -178,6 +187,14 @@ fn verify_slice(
             let pos = ix.unindex_cached(i, side, &mut men);
             legal_moves(rules, &pos, Counting::Unique, &mut moves);
             if is_capture_position(rules, &moves) {
+                if whole {
+                    // A "don't care" entry: its true value comes from the capture search; its
+                    // stored DTW code still counts towards the file's largest code.
+                    fig.add_true(tb, &pos, dtw.is_some());
+                    if let Some(Ok(code)) = dtw.map(|t| t.stored_code(side.index(), i)) {
+                        fig.max_stored = fig.max_stored.max(code);
+                    }
+                }
                 continue;
             }
             let expected: Result<u16, String> = if moves.is_empty() {
@@ -189,7 +206,7 @@ fn verify_slice(
                 let mut best: Option<u16> = None;
                 let mut err = None;
                 for mv in &moves {
-                    let succ = mv.apply(&pos);
+                    let succ = mv.apply_unchecked(&pos);
                     let probed = if wld_only {
                         tb.probe_wld(&succ).map(code_of_wld)
                     } else {
@@ -214,10 +231,20 @@ fn verify_slice(
                 }
             };
             let stored = match dtw {
-                Some(dtw) => dtw.value(side.index(), i).map_err(|e| e.to_string()),
+                Some(dtw) => dtw.stored_code(side.index(), i).map_err(|e| e.to_string()),
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
-            let stored_wld = wld.value(side.index(), i).map_err(|e| e.to_string());
+            let stored_wld = wld.stored_code(side.index(), i).map_err(|e| e.to_string());
+            if whole {
+                if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
+                    fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));
+                    if dtw.is_some() {
+                        fig.max_stored = fig.max_stored.max(*code);
+                    }
+                } else {
+                    fig.unknown += 1;
+                }
+            }
             if let Err(e) = &expected {
                 // A successor could not be read (a bad file of another slice): one report
                 // for the slice, not one per position.
@@ -253,8 +280,41 @@ fn verify_slice(
                 }
             }
         }
+        figures.lock().expect("no panics while held").merge(&fig);
         progress(hi - lo);
     });
+    if whole {
+        // A side whose values are not stored (a colour-symmetric slice): its true values
+        // through the probe (colour-reversed look-ups).
+        for side in [Color::White, Color::Black] {
+            if wld.header().side_stored(side.index()) {
+                continue;
+            }
+            (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                let mut men = MenCache::default();
+                let mut fig = Figures::default();
+                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                for i in lo..hi {
+                    let pos = ix.unindex_cached(i, side, &mut men);
+                    fig.add_true(tb, &pos, dtw.is_some());
+                }
+                figures.lock().expect("no panics while held").merge(&fig);
+                progress(hi - lo);
+            });
+        }
+        let fig = figures.into_inner().expect("no panics while held");
+        let mut files = vec![(ValueKind::Wld, wld)];
+        files.extend(dtw.map(|t| (ValueKind::Dtw, t)));
+        for (kind, t) in files {
+            let what = file_of(dir, rules, m, kind).display().to_string();
+            for message in fig.header_problems(t.header(), kind, n) {
+                problems.push(Problem {
+                    what: what.clone(),
+                    message,
+                });
+            }
+        }
+    }
     let skipped = unreadable.load(Relaxed);
     if skipped > 0 {
         let e = first_unreadable
@@ -281,6 +341,113 @@ fn verify_slice(
         positions: total,
         outcomes_only: wld_only,
         problems,
+    }
+}
+
+/// The true values of a slice, added up to check the figures its headers state.
+#[derive(Default)]
+struct Figures {
+    /// Wins, losses, draws, white to move then black to move.
+    counts: [[u64; 3]; 2],
+    /// The largest true distance code of any position (with DTW tables).
+    max_true: u16,
+    /// The largest code stored in the DTW file, "don't care" entries included.
+    max_stored: u16,
+    /// Positions whose value could not be read (reported elsewhere): no figure is checked.
+    unknown: u64,
+}
+
+/// The outcome of a WLD file code (0 draw, 1 win, 2 loss).
+fn wld_of_file_code(w: u16) -> Wld {
+    match w {
+        1 => Wld::Win,
+        2 => Wld::Loss,
+        _ => Wld::Draw,
+    }
+}
+
+impl Figures {
+    fn add(&mut self, side: Color, w: Wld, dtw_code: Option<u16>) {
+        let k = match w {
+            Wld::Win => 0,
+            Wld::Loss => 1,
+            Wld::Draw => 2,
+        };
+        self.counts[side.index()][k] += 1;
+        if let Some(c) = dtw_code {
+            self.max_true = self.max_true.max(c);
+        }
+    }
+
+    /// Count `pos` by its true value, found by the probe (capture search).
+    fn add_true(&mut self, tb: &Tablebase, pos: &dtb_probe::Position, with_dtw: bool) {
+        let got = if with_dtw {
+            tb.probe_dtw(pos)
+                .map(|d| (d.wld, Some(d.plies.map_or(DRAW, |p| p + 1))))
+        } else {
+            tb.probe_wld(pos).map(|w| (w, None))
+        };
+        match got {
+            Ok((w, code)) => self.add(pos.side_to_move(), w, code),
+            Err(_) => self.unknown += 1,
+        }
+    }
+
+    fn merge(&mut self, o: &Figures) {
+        for s in 0..2 {
+            for k in 0..3 {
+                self.counts[s][k] += o.counts[s][k];
+            }
+        }
+        self.max_true = self.max_true.max(o.max_true);
+        self.max_stored = self.max_stored.max(o.max_stored);
+        self.unknown += o.unknown;
+    }
+
+    /// What the header of a `kind` file of a slice of `n` positions a side states that these
+    /// values contradict: the win/loss/draw counts of each side (they must add up to `n`), and
+    /// the longest distance (DTW: the largest stored code less one; WLD, where not 0 for
+    /// unknown: the longest true distance, when the DTW file was read).
+    fn header_problems(
+        &self,
+        h: &dtb_probe::format::Header,
+        kind: ValueKind,
+        n: u64,
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.unknown > 0 {
+            return out;
+        }
+        for (s, name) in ["white", "black"].iter().enumerate() {
+            let (hc, vc) = (h.counts[s], self.counts[s]);
+            if hc != vc {
+                out.push(format!(
+                    "header counts for {name} to move: {} wins, {} losses, {} draws ({} positions); \
+                     the values: {} wins, {} losses, {} draws ({n} positions)",
+                    hc[0],
+                    hc[1],
+                    hc[2],
+                    hc.iter().map(|&c| u128::from(c)).sum::<u128>(),
+                    vc[0],
+                    vc[1],
+                    vc[2]
+                ));
+            }
+        }
+        let with_dtw = self.max_true > 0 || self.max_stored > 0;
+        let (stated, found) = match kind {
+            ValueKind::Dtw => (h.max_plies, self.max_stored.saturating_sub(1)),
+            ValueKind::Wld if h.max_plies != 0 && with_dtw => {
+                (h.max_plies, self.max_true.saturating_sub(1))
+            }
+            ValueKind::Wld => return out,
+        };
+        if stated != found {
+            out.push(format!(
+                "header states a longest distance of {stated} plies; the values: {found} plies"
+            ));
+        }
+        out
     }
 }
 

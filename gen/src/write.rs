@@ -733,18 +733,18 @@ mod tests {
             assert_eq!(rh.max_plies, expect_plies);
             for i in 0..n {
                 assert_eq!(
-                    t.value(0, i as u64).unwrap(),
+                    t.stored_code(0, i as u64).unwrap(),
                     white[i],
                     "{kind:?} white {i}"
                 );
                 assert_eq!(
-                    t.value(1, i as u64).unwrap(),
+                    t.stored_code(1, i as u64).unwrap(),
                     black[i],
                     "{kind:?} black {i}"
                 );
             }
             assert!(matches!(
-                t.value(0, n as u64),
+                t.stored_code(0, n as u64),
                 Err(TableError::IndexOutOfRange { .. })
             ));
         }
@@ -764,10 +764,10 @@ mod tests {
         let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
         assert_eq!(t.header().block_count, 3);
         assert!(matches!(
-            t.value(0, 0),
+            t.stored_code(0, 0),
             Err(TableError::SideNotStored { side: 0, .. })
         ));
-        let got: Vec<u16> = (0..5).map(|i| t.value(1, i).unwrap()).collect();
+        let got: Vec<u16> = (0..5).map(|i| t.stored_code(1, i).unwrap()).collect();
         assert_eq!(got, black);
         // The last block holds one value: one byte, low two bits.
         assert_eq!(&t.read_block(2).unwrap()[..], &[0b01]);
@@ -787,7 +787,7 @@ mod tests {
         let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
         assert_eq!(t.compressed_len(), written);
         assert_eq!(t.header().max_plies, 6);
-        assert_eq!(t.value(0, 7).unwrap(), 7);
+        assert_eq!(t.stored_code(0, 7).unwrap(), 7);
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -935,7 +935,7 @@ mod tests {
                     let mut failed = t.verify_payload().is_err();
                     for side in 0..2 {
                         for i in 0..900 {
-                            failed |= t.value(side, i).is_err();
+                            failed |= t.stored_code(side, i).is_err();
                         }
                     }
                     failed

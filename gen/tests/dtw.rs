@@ -133,7 +133,7 @@ fn best_lines_end_in_exactly_the_promised_plies() {
         let start = tb.probe_dtw(&pos).unwrap().plies.expect("decided");
         let mut plies = 0;
         while let Some((m, after)) = tb.best_move(&pos).unwrap() {
-            pos = m.apply(&pos);
+            pos = m.apply(&rules, &pos).unwrap();
             plies += 1;
             let left = tb.probe_dtw(&pos).unwrap().plies.unwrap();
             assert_eq!(after.plies, Some(start - plies + 1), "{f} ply {plies}");
@@ -214,6 +214,86 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
     assert!(text.contains("6408836 positions checked"), "{text}");
+}
+
+/// Rewrite the header of `path` through `edit`, with a valid header checksum (the payload is
+/// untouched, so the file still opens and its payload checksum still holds).
+fn edit_header(path: &Path, edit: impl FnOnce(&mut dtb_probe::format::Header)) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let mut h = dtb_probe::format::Header::decode(&bytes).unwrap();
+    edit(&mut h);
+    bytes[..dtb_probe::format::HEADER_LEN].copy_from_slice(&h.encode());
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// Issue 22 (9): `dtb verify` checks every figure a header states. A WLD file whose header
+/// claims 123,456,789 wins for White to move (checksum fixed, so it opens and `dtb info` shows
+/// it), a DTW file whose header states a longest distance of 40 plies where its values reach
+/// 34, and a colour-symmetric slice (one side stored) whose Black-to-move counts are changed:
+/// each fails its slice, naming the file and both figures, exit status 1; the other slices
+/// stay ok.
+#[test]
+fn verify_checks_the_header_figures() {
+    let bad = copy_of(tables());
+    let wld = bad.path().join("english-1011.wld");
+    let mut was = [0u64; 3];
+    let mut black_wins = 0;
+    edit_header(&wld, |h| {
+        was = h.counts[0];
+        black_wins = h.counts[1][0];
+        h.counts[0][0] = 123_456_789;
+    });
+    // `dtb info` shows the claim (wins of both sides to move).
+    let info = dtb(&["info", "--json", "--dir", bad.path().to_str().unwrap()]);
+    let shown = format!("\"wins\":{}", 123_456_789 + black_wins);
+    assert!(
+        String::from_utf8_lossy(&info.stdout).contains(&shown),
+        "{shown}"
+    );
+    let dtw = bad.path().join("english-0102.dtw");
+    edit_header(&dtw, |h| {
+        assert_eq!(h.max_plies, 34);
+        h.max_plies = 40;
+    });
+    let sym = bad.path().join("english-1010.wld");
+    edit_header(&sym, |h| {
+        assert_eq!(h.sides, 1, "a symmetric slice stores White to move only");
+        h.counts[1][2] += 1;
+        h.counts[1][0] -= 1;
+    });
+    let out = dtb(&["verify", "--dir", bad.path().to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("slice 1011: FAILED"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "english-1011.wld: header counts for white to move: 123456789 wins, {} losses, {} \
+             draws",
+            was[1], was[2]
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "the values: {} wins, {} losses, {} draws",
+            was[0], was[1], was[2]
+        )),
+        "{text}"
+    );
+    assert!(text.contains("slice 0102: FAILED"), "{text}");
+    assert!(
+        text.contains(
+            "english-0102.dtw: header states a longest distance of 40 plies; the values: 34 plies"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("slice 1010: FAILED"), "{text}");
+    assert!(
+        text.contains("english-1010.wld: header counts for black to move"),
+        "{text}"
+    );
+    assert!(text.contains("3 FAILED"), "{text}");
+    assert!(text.contains("slice 1111: ok"), "{text}");
 }
 
 #[test]

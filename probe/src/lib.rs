@@ -28,7 +28,7 @@
 //!
 //! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by
 //! [`value::resolve`] -> [`value::normalize`] (colour symmetry) -> [`index::SliceIndex`] ->
-//! [`table::TableFile::value`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
+//! [`table::TableFile::stored_code`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
 
 pub mod board;
 pub mod fen;
@@ -47,5 +47,5 @@ pub mod value;
 pub use material::Material;
 pub use position::Position;
 pub use rules::{Color, Rules};
-pub use tablebase::{Dtw, ProbeError, Tablebase};
+pub use tablebase::{Dtw, ProbeError, Reached, Tablebase};
 pub use value::Wld;

@@ -4,7 +4,10 @@ use std::fmt;
 
 /// A material signature: the slice a position belongs to. Written as four digits, white men,
 /// white kings, black men, black kings (`1011` = one white man against a black man and a black
-/// king), the convention of `../shared/data/endgame-facts.tsv` and of table file names.
+/// king), the convention of `../shared/data/endgame-facts.tsv` and of table file names. When
+/// a count is above 9 the four counts are written in decimal separated by dots instead
+/// (`12.0.12.0`, the English start position), so that every name reads one way; a slice whose
+/// counts are all at most 9 is always written as four digits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Material {
     pub white_men: u8,
@@ -26,21 +29,24 @@ impl Material {
 
     /// Total number of pieces.
     pub fn pieces(&self) -> u32 {
-        (self.white_men + self.white_kings + self.black_men + self.black_kings) as u32
+        self.white_men as u32
+            + self.white_kings as u32
+            + self.black_men as u32
+            + self.black_kings as u32
     }
 
     /// Total number of men, both colours.
     pub fn men(&self) -> u32 {
-        (self.white_men + self.black_men) as u32
+        self.white_men as u32 + self.black_men as u32
     }
 
     /// White's and Black's piece counts.
     pub fn white(&self) -> u32 {
-        (self.white_men + self.white_kings) as u32
+        self.white_men as u32 + self.white_kings as u32
     }
     /// Black's piece count.
     pub fn black(&self) -> u32 {
-        (self.black_men + self.black_kings) as u32
+        self.black_men as u32 + self.black_kings as u32
     }
 
     /// The colour-swapped signature (`1011` -> `1110`).
@@ -121,18 +127,34 @@ impl Material {
         }
     }
 
-    /// Parse four digits (`"1011"`).
+    /// Parse a slice name as [`Display`](fmt::Display) writes it: four digits (`"1011"`), or,
+    /// when some count is above 9, four decimal counts of at most 99 separated by dots
+    /// (`"12.0.12.0"`). Any other spelling (`"1.0.1.1"`, `"012.0.12.0"`) is refused, so that
+    /// one slice has one name.
     pub fn parse(s: &str) -> Option<Material> {
         let b = s.as_bytes();
-        if b.len() != 4 || !b.iter().all(|c| c.is_ascii_digit()) {
+        if b.len() == 4 && b.iter().all(|c| c.is_ascii_digit()) {
+            return Some(Material::new(
+                b[0] - b'0',
+                b[1] - b'0',
+                b[2] - b'0',
+                b[3] - b'0',
+            ));
+        }
+        let mut c = [0u8; 4];
+        let mut parts = s.split('.');
+        for slot in &mut c {
+            let p = parts.next()?;
+            if p.is_empty() || p.len() > 2 || !p.bytes().all(|d| d.is_ascii_digit()) {
+                return None;
+            }
+            *slot = p.parse().ok()?;
+        }
+        if parts.next().is_some() {
             return None;
         }
-        Some(Material::new(
-            b[0] - b'0',
-            b[1] - b'0',
-            b[2] - b'0',
-            b[3] - b'0',
-        ))
+        let m = Material::new(c[0], c[1], c[2], c[3]);
+        (m.to_string() == s).then_some(m)
     }
 
     /// Every canonical signature with both sides present and 2..=`max_pieces` pieces (at most
@@ -164,11 +186,14 @@ impl Material {
 
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}{}{}",
-            self.white_men, self.white_kings, self.black_men, self.black_kings
-        )
+        let c = [
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        ];
+        let sep = if c.iter().all(|&n| n <= 9) { "" } else { "." };
+        write!(f, "{}{sep}{}{sep}{}{sep}{}", c[0], c[1], c[2], c[3])
     }
 }
 
@@ -212,7 +237,7 @@ mod tests {
                     let pos = ix.unindex(rng.next() % ix.size(), side);
                     legal_moves(rules, &pos, Counting::Unique, &mut moves);
                     for mv in &moves {
-                        let after = mv.apply(&pos).material();
+                        let after = mv.apply_unchecked(&pos).material();
                         if after.white() == 0 || after.black() == 0 || after.canonical() == m {
                             continue;
                         }
@@ -226,6 +251,56 @@ mod tests {
             }
         }
         assert!(reached > 10_000, "only {reached} moves left their slice");
+    }
+
+    /// Issue 22 (8): a slice with a count above 9 is written with dots, so that the English
+    /// start position (12 men a side) reads `12.0.12.0`, not the ambiguous `120120` (which
+    /// could be 1,2,0,120 or 12,0,12,0); four digits stay four digits; parse reads back
+    /// exactly what Display writes and nothing else.
+    #[test]
+    fn slice_names_read_one_way() {
+        let start = Material::new(12, 0, 12, 0);
+        assert_eq!(start.to_string(), "12.0.12.0");
+        assert_eq!(Material::parse("12.0.12.0"), Some(start));
+        assert_eq!(Material::new(1, 0, 1, 1).to_string(), "1011");
+        assert_eq!(Material::new(0, 10, 9, 0).to_string(), "0.10.9.0");
+        assert_eq!(Material::new(20, 0, 20, 0).pieces(), 40);
+        for m in [start, Material::new(0, 10, 9, 0), Material::new(9, 9, 9, 9)] {
+            assert_eq!(Material::parse(&m.to_string()), Some(m));
+        }
+        for bad in [
+            "120120",
+            "1.0.1.1",
+            "012.0.12.0",
+            "12.0.12",
+            "12.0.12.0.0",
+            "100.0.1.0",
+            "12..12.0",
+            "12.0.12.0.",
+        ] {
+            assert_eq!(Material::parse(bad), None, "{bad}");
+        }
+        // The probe error names the start position's slice that way.
+        let rules = Rules::ENGLISH;
+        let pos = crate::Position::start(&rules);
+        assert_eq!(pos.material().to_string(), "12.0.12.0");
+        let e = crate::Tablebase::new(rules)
+            .probe_wld(&pos)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("no wld table for slice 12.0.12.0 (24 pieces)"),
+            "{e}"
+        );
+        // File names: a dotted slice name is found, an ambiguous one is not.
+        assert_eq!(
+            crate::tablebase::parse_file_name("english-0.10.1.0.wld", "english"),
+            Some((Material::new(0, 10, 1, 0), crate::format::ValueKind::Wld))
+        );
+        assert_eq!(
+            crate::tablebase::parse_file_name("english-01010.wld", "english"),
+            None
+        );
     }
 
     #[test]

@@ -92,8 +92,44 @@ impl Move {
         s
     }
 
-    /// The position after this move is played in `pos` (the move must be legal there).
-    pub fn apply(&self, pos: &Position) -> Position {
+    /// The position after this move is played in `pos` under `rules`, checked: the move must be
+    /// one of `pos`'s legal moves (same start, end, captured pieces and crowning; the route of
+    /// a capture does not matter), and `pos` a legal position of `rules`.
+    ///
+    /// # Errors
+    /// [`MoveError::IllegalPosition`] if `pos` is not legal under `rules`;
+    /// [`MoveError::Illegal`] if the move is not legal in `pos` (a move of another position,
+    /// or one played twice).
+    pub fn apply(&self, rules: &Rules, pos: &Position) -> Result<Position, MoveError> {
+        Position::new(
+            rules,
+            pos.white(),
+            pos.black(),
+            pos.kings(),
+            pos.side_to_move(),
+        )
+        .map_err(MoveError::IllegalPosition)?;
+        let mut moves = Vec::new();
+        legal_moves(rules, pos, Counting::Unique, &mut moves);
+        if !moves.iter().any(|m| self.same_result(m)) {
+            return Err(MoveError::Illegal(self.to_pdn_for(rules, true)));
+        }
+        Ok(self.apply_unchecked(pos))
+    }
+
+    /// Whether two moves lead from a position to the same position.
+    fn same_result(&self, o: &Move) -> bool {
+        (self.from, self.to, self.captured, self.crowned) == (o.from, o.to, o.captured, o.crowned)
+    }
+
+    /// Internal: the position after this move, **unchecked**, for the generator's and the
+    /// prober's hot loops over moves that [`legal_moves`] just produced for this very `pos`.
+    /// Any other move (of another position, played twice, fields changed) gives an impossible
+    /// position (two pieces on a square, a piece from nowhere) that nothing downstream
+    /// detects. Use [`Move::apply`].
+    #[doc(hidden)]
+    #[inline]
+    pub fn apply_unchecked(&self, pos: &Position) -> Position {
         let from = 1u64 << self.from;
         let to = 1u64 << self.to;
         let side = pos.side_to_move();
@@ -415,7 +451,7 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
 
 /// The positions after each capture of the side to move, when every capture is a single
 /// jump whose piece could not jump again, taken by a man or a short-range king: `true`, with
-/// `out` holding one position per legal capture (`Move::apply` of each move `legal_moves`
+/// `out` holding one position per legal capture (`Move::apply_unchecked` of each move `legal_moves`
 /// lists with [`Counting::Unique`], in another order; empty when there is no capture).
 ///
 /// `false` (and `out` unspecified) when the general generator is needed: some piece could
@@ -646,7 +682,7 @@ fn perft_rec(
     }
     let mut n = 0;
     for m in moves.iter() {
-        n += perft_rec(rules, &m.apply(pos), depth - 1, counting, rest);
+        n += perft_rec(rules, &m.apply_unchecked(pos), depth - 1, counting, rest);
     }
     n
 }
@@ -660,6 +696,9 @@ pub enum MoveError {
     Illegal(String),
     #[error("{0} is ambiguous here: give the full path ({1})")]
     Ambiguous(String, String),
+    /// [`Move::apply`] on a position that is not legal under the rules given.
+    #[error("illegal position: {0}")]
+    IllegalPosition(crate::position::PositionError),
 }
 
 /// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`), square
@@ -890,7 +929,7 @@ mod tests {
                 let mut want: Vec<Position> = moves
                     .iter()
                     .filter(|m| m.is_capture())
-                    .map(|m| m.apply(p))
+                    .map(|m| m.apply_unchecked(p))
                     .collect();
                 let key = |q: &Position| (q.white(), q.black(), q.kings());
                 want.sort_by_key(key);
@@ -949,7 +988,7 @@ mod tests {
                         let mut want: Vec<Position> = moves
                             .iter()
                             .filter(|m| m.is_capture())
-                            .map(|m| m.apply(&p))
+                            .map(|m| m.apply_unchecked(&p))
                             .collect();
                         want.sort_by_key(key);
                         fast.sort_by_key(key);
@@ -992,7 +1031,7 @@ mod tests {
                 let mut moves = Vec::new();
                 legal_moves(rules, &p, Counting::Unique, &mut moves);
                 for m in moves.iter().filter(|m| !m.is_capture() && !m.crowned) {
-                    let after = m.apply(&p);
+                    let after = m.apply_unchecked(&p);
                     let mut pre = Vec::new();
                     quiet_unmoves(rules, &after, &mut pre);
                     assert!(pre.contains(&p), "{} {f}: {}", rules.name, m.to_pdn(false));
@@ -1003,7 +1042,7 @@ mod tests {
                     let mut qm = Vec::new();
                     quiet_moves(rules, &q, &mut qm);
                     assert!(
-                        qm.iter().any(|m| m.apply(&q) == p),
+                        qm.iter().any(|m| m.apply_unchecked(&q) == p),
                         "{f}: {}",
                         fen::write(&q)
                     );
@@ -1063,7 +1102,7 @@ mod tests {
         );
         let m = parse_move(&sp, &start, "9-13").unwrap();
         assert_eq!(
-            fen::write_for(&m.apply(&start), &sp),
+            fen::write_for(&m.apply_unchecked(&start), &sp),
             "B:W1,2,3,4,5,6,7,8,10,11,12,13:B21,22,23,24,25,26,27,28,29,30,31,32"
         );
     }
@@ -1101,5 +1140,44 @@ mod tests {
         let mut paths: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
         paths.sort();
         assert_eq!(paths, ["2x11x22x13x2", "2x13x22x11x2"]);
+    }
+
+    /// Issue 22 (3): [`Move::apply`] refuses a move that is not legal in the position. 22-17
+    /// applied to `W:W22:B9` gives `B:W17:B9`; applied again (Black to move, no white piece on
+    /// 22) it is refused instead of giving `W:W17:B9,17`; a move of another position, one whose
+    /// public fields were changed, and a position illegal under the rules are refused too; a
+    /// capture counted by route (Counting::Paths) applies like its unique move.
+    #[test]
+    fn apply_refuses_a_move_not_legal_there() {
+        let e = Rules::ENGLISH;
+        let pos = fen::parse("W:W22:B9", &e).unwrap();
+        let m = parse_move(&e, &pos, "22-17").unwrap();
+        let once = m.apply(&e, &pos).unwrap();
+        assert_eq!(fen::write(&once), "B:W17:B9");
+        assert_eq!(m.apply(&e, &once), Err(MoveError::Illegal("22-17".into())));
+        let other = fen::parse("W:W30:B9", &e).unwrap();
+        assert_eq!(m.apply(&e, &other), Err(MoveError::Illegal("22-17".into())));
+        let mut forged = m;
+        forged.crowned = true;
+        assert!(matches!(forged.apply(&e, &pos), Err(MoveError::Illegal(_))));
+        let mut forged = m;
+        forged.captured = 1 << 8;
+        assert!(matches!(forged.apply(&e, &pos), Err(MoveError::Illegal(_))));
+        // Square 40 exists on the International board only.
+        let intl = fen::parse("W:W40:B9", &Rules::INTERNATIONAL).unwrap();
+        let mut im = Vec::new();
+        legal_moves(&Rules::INTERNATIONAL, &intl, Counting::Unique, &mut im);
+        let im = im[0];
+        assert!(matches!(
+            im.apply(&e, &intl),
+            Err(MoveError::IllegalPosition(_))
+        ));
+        // Every route of a capture is the same legal move.
+        let cap = fen::parse("W:WK1:B6,7,15,16", &e).unwrap();
+        let mut paths = Vec::new();
+        legal_moves(&e, &cap, Counting::Paths, &mut paths);
+        for p in &paths {
+            assert_eq!(p.apply(&e, &cap).unwrap(), p.apply_unchecked(&cap));
+        }
     }
 }

@@ -311,12 +311,21 @@ impl TableFile {
         }
     }
 
-    /// The stored code of position `index` for `side` (0 = white to move, 1 = black to move):
-    /// WLD 0 draw / 1 win / 2 loss; DTW 0 draw, otherwise plies + 1 (see [`crate::format`]).
+    /// The code **stored** for position `index` for `side` (0 = white to move, 1 = black to
+    /// move): WLD 0 draw / 1 win / 2 loss; DTW 0 draw, otherwise plies + 1 (see
+    /// [`crate::format`]).
     ///
-    /// Errors: [`TableError::SideNotStored`], [`TableError::IndexOutOfRange`], or
+    /// # Not the game value of capture positions
+    /// Where the side to move has a capture, the stored code is "don't care": whatever
+    /// compressed best, often wrong (International `W:W28:B23`, a win in 1 ply, is stored as
+    /// a draw). Only [`Tablebase`](crate::Tablebase)'s probes (which resolve captures by
+    /// search, and colour-reverse positions of a side not stored) give game values; this is
+    /// for checking and tooling that decide themselves which entries mean something.
+    ///
+    /// # Errors
+    /// [`TableError::SideNotStored`], [`TableError::IndexOutOfRange`], or
     /// [`TableError::Format`] if the block holding the value is corrupt.
-    pub fn value(&self, side: usize, index: u64) -> Result<u16, TableError> {
+    pub fn stored_code(&self, side: usize, index: u64) -> Result<u16, TableError> {
         if !self.header.side_stored(side) {
             return Err(TableError::SideNotStored {
                 path: self.path.clone(),
@@ -546,7 +555,7 @@ mod tests {
                 continue;
             }
             for i in 0..n.min(t.header().positions_per_side) {
-                if let Err(e) = t.value(side, i) {
+                if let Err(e) = t.stored_code(side, i) {
                     first.get_or_insert(e);
                 }
             }
@@ -578,7 +587,7 @@ mod tests {
             for (side, vals) in data.iter().enumerate() {
                 for (i, &c) in vals.iter().enumerate() {
                     assert_eq!(
-                        t.value(side, i as u64).unwrap(),
+                        t.stored_code(side, i as u64).unwrap(),
                         c,
                         "{kind:?} side {side} i {i}"
                     );
@@ -586,7 +595,7 @@ mod tests {
             }
             let last = t.read_block(13).unwrap();
             assert_eq!(last.len(), crate::format::packed_len(width, 333));
-            let e = t.value(0, n as u64).unwrap_err();
+            let e = t.stored_code(0, n as u64).unwrap_err();
             assert!(matches!(
                 e,
                 TableError::IndexOutOfRange {
@@ -597,7 +606,7 @@ mod tests {
             ));
             assert!(e.to_string().starts_with(&path.display().to_string()));
             assert!(matches!(
-                t.value(2, 0),
+                t.stored_code(2, 0),
                 Err(TableError::SideNotStored { side: 2, .. })
             ));
             assert!(matches!(
@@ -620,11 +629,11 @@ mod tests {
         t.verify_payload().unwrap();
         assert_eq!(t.header().block_count, 11);
         assert!(matches!(
-            t.value(0, 0),
+            t.stored_code(0, 0),
             Err(TableError::SideNotStored { side: 0, .. })
         ));
         for i in 0..1001u64 {
-            assert_eq!(t.value(1, i).unwrap(), (i % 3) as u16);
+            assert_eq!(t.stored_code(1, i).unwrap(), (i % 3) as u16);
         }
     }
 
@@ -636,7 +645,7 @@ mod tests {
         assert_eq!(t.header().block_count, 0);
         t.verify_payload().unwrap();
         assert!(matches!(
-            t.value(0, 0),
+            t.stored_code(0, 0),
             Err(TableError::IndexOutOfRange { .. })
         ));
     }
@@ -660,7 +669,7 @@ mod tests {
                 std::thread::spawn(move || {
                     for i in (k..20_000).step_by(3) {
                         let side = i % 2;
-                        assert_eq!(t.value(side, i as u64).unwrap(), data[side][i]);
+                        assert_eq!(t.stored_code(side, i as u64).unwrap(), data[side][i]);
                     }
                 })
             })
@@ -668,11 +677,11 @@ mod tests {
         for h in handles {
             h.join().unwrap();
         }
-        assert_eq!(t2.value(1, 19_999).unwrap(), data[1][19_999]);
+        assert_eq!(t2.stored_code(1, 19_999).unwrap(), data[1][19_999]);
         assert!(shared.weight() <= 4 * 1000 + 1000);
         shared.clear();
         assert!(shared.is_empty());
-        assert_eq!(t2.value(0, 5).unwrap(), data[0][5]);
+        assert_eq!(t2.stored_code(0, 5).unwrap(), data[0][5]);
         assert_eq!(shared.len(), 1);
     }
 
@@ -843,9 +852,9 @@ mod tests {
         let p = dir.file("blk.wld", &b);
         let t = TableFile::open(&p, cache()).unwrap();
         // Values in other blocks still read.
-        assert_eq!(t.value(0, 0).unwrap(), data[0][0]);
-        assert_eq!(t.value(1, 2999).unwrap(), data[1][2999]);
-        let err = t.value(1, 1500).unwrap_err();
+        assert_eq!(t.stored_code(0, 0).unwrap(), data[0][0]);
+        assert_eq!(t.stored_code(1, 2999).unwrap(), data[1][2999]);
+        let err = t.stored_code(1, 1500).unwrap_err();
         assert!(matches!(
             err.format_error(),
             Some(FormatError::BlockChecksum(4))
@@ -894,7 +903,7 @@ mod tests {
         let p = dir.file("c.wld", &file);
         let t = TableFile::open(&p, cache()).unwrap();
         assert!(matches!(
-            t.value(0, 0).unwrap_err().format_error(),
+            t.stored_code(0, 0).unwrap_err().format_error(),
             Some(FormatError::BlockCode {
                 block: 0,
                 offset: 7,

@@ -34,12 +34,17 @@ pub enum ProbeError {
     /// value, not an error.
     #[error("the game is over: the side not to move has no pieces")]
     GameOver,
-    /// No table for a slice the probe needs.
-    #[error("no {kind} table for slice {material} ({pieces} pieces) in the directories added")]
+    /// No table for a slice the probe needs: the probed position's own slice, or one that a
+    /// capture or a move from it leads to (`reached` says which).
+    #[error(
+        "no {kind} table for slice {material} ({pieces} pieces) in the directories added{reached}"
+    )]
     MissingTable {
         material: Material,
         kind: ValueKind,
         pieces: u32,
+        /// How the probe came to need the slice.
+        reached: Reached,
     },
     /// A table file could not be read, or is corrupt.
     #[error("{0}")]
@@ -50,6 +55,31 @@ pub enum ProbeError {
     /// The directory could not be listed.
     #[error("{path}: {message}")]
     Directory { path: PathBuf, message: String },
+}
+
+/// How a probe came to need a slice whose table is missing ([`ProbeError::MissingTable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reached {
+    /// The slice asked for: the probed position is in it (or [`Tablebase::table`] was asked).
+    Asked,
+    /// A capture (or a series of compulsory captures) from the probed position leads to it:
+    /// the probed slice's own table cannot answer a capture position.
+    Capture,
+    /// A move from the probed position (looking for the best move), possibly followed by
+    /// compulsory captures, leads to it.
+    Move,
+}
+
+impl std::fmt::Display for Reached {
+    /// Empty for [`Reached::Asked`], else `": a capture from the probed position leads
+    /// there"` or the same for a move: the end of [`ProbeError::MissingTable`]'s message.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reached::Asked => Ok(()),
+            Reached::Capture => f.write_str(": a capture from the probed position leads there"),
+            Reached::Move => f.write_str(": a move from the probed position leads there"),
+        }
+    }
 }
 
 /// A game value with its distance.
@@ -118,7 +148,8 @@ impl Tablebase {
         &self.rules
     }
 
-    /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` for this
+    /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` (the
+    /// slice as [`Material`]'s Display writes it: dotted above 9 of a kind) for this
     /// variant (other files are ignored; nothing is opened yet). Returns how many were found.
     ///
     /// # Errors
@@ -170,7 +201,10 @@ impl Tablebase {
             .unwrap_or(0)
     }
 
-    /// The opened table for a canonical slice (opening it on first use).
+    /// The opened table for a canonical slice (opening it on first use): its header and raw
+    /// stored codes. Its [`TableFile::stored_code`] is **not** a game value for capture
+    /// positions ("don't care" entries); use [`Tablebase::probe_wld`],
+    /// [`Tablebase::probe_dtw`] for values.
     ///
     /// # Errors
     /// [`ProbeError::MissingTable`], [`ProbeError::Table`], [`ProbeError::Mismatch`].
@@ -182,6 +216,7 @@ impl Tablebase {
                 material,
                 kind,
                 pieces: material.pieces(),
+                reached: Reached::Asked,
             })?;
         entry
             .table
@@ -253,6 +288,7 @@ impl Tablebase {
     fn code(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
         self.check(pos)?;
         value::resolve(&self.rules, &Source { tb: self, kind }, pos)
+            .map_err(|e| reached_from(e, pos, Reached::Capture))
     }
 
     /// Win, loss or draw for the side to move, captures resolved by search.
@@ -287,12 +323,42 @@ impl Tablebase {
         };
         let mut best: Option<(Move, u16)> = None;
         for m in moves {
-            let v = parent_code(value::resolve(&self.rules, &src, &m.apply(pos))?);
+            let v = parent_code(
+                value::resolve(&self.rules, &src, &m.apply_unchecked(pos)).map_err(|e| {
+                    reached_from(
+                        e,
+                        pos,
+                        if m.is_capture() {
+                            Reached::Capture
+                        } else {
+                            Reached::Move
+                        },
+                    )
+                })?,
+            );
             if best.is_none_or(|(_, b)| goodness(v) > goodness(b)) {
                 best = Some((m, v));
             }
         }
         Ok(best.map(|(m, v)| (m, Dtw::from_code(v))))
+    }
+}
+
+/// `e`, with a missing table of a slice other than `pos`'s marked as reached by `how`.
+fn reached_from(e: ProbeError, pos: &Position, how: Reached) -> ProbeError {
+    match e {
+        ProbeError::MissingTable {
+            material,
+            kind,
+            pieces,
+            reached: Reached::Asked,
+        } if material != pos.material().canonical() => ProbeError::MissingTable {
+            material,
+            kind,
+            pieces,
+            reached: how,
+        },
+        e => e,
     }
 }
 
@@ -313,7 +379,7 @@ impl ValueSource for Source<'_> {
             Color::Black => 1,
         };
         let raw = table
-            .value(side, index)
+            .stored_code(side, index)
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
         Ok(match self.kind {
             ValueKind::Dtw => raw,
@@ -327,10 +393,11 @@ impl ValueSource for Source<'_> {
     }
 }
 
-/// `english-1011.wld` -> (1011, Wld) for variant `english`.
+/// `english-1011.wld` -> (1011, Wld) for variant `english`; a slice with a count above 9 is
+/// named as [`Material`]'s Display writes it (`english-0.10.1.0.wld`).
 pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind)> {
     let rest = name.strip_prefix(variant)?.strip_prefix('-')?;
-    let (digits, ext) = rest.split_once('.')?;
+    let (digits, ext) = rest.rsplit_once('.')?;
     let kind = match ext {
         "wld" => ValueKind::Wld,
         "dtw" => ValueKind::Dtw,

@@ -163,7 +163,7 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
     if is_capture_position(rules, &moves) {
         let mut best: Option<u16> = None;
         for m in &moves {
-            let v = parent_code(resolve(rules, src, &m.apply(pos))?);
+            let v = parent_code(resolve(rules, src, &m.apply_unchecked(pos))?);
             if best.is_none_or(|b| goodness(v) > goodness(b)) {
                 best = Some(v);
             }

@@ -16,7 +16,7 @@ use dtb_probe::index::SliceIndex;
 use dtb_probe::movegen::{has_capture, legal_moves, parse_move, Counting, MoveError};
 use dtb_probe::position::PositionError;
 use dtb_probe::table::{BlockCache, TableFile};
-use dtb_probe::{Color, Material, Position, ProbeError, Rules, Tablebase, Wld};
+use dtb_probe::{Color, Material, Position, ProbeError, Reached, Rules, Tablebase, Wld};
 use serde_json::Value;
 
 const E: Rules = Rules::ENGLISH;
@@ -202,8 +202,10 @@ fn more_pieces_than_the_tables_hold() {
             material,
             kind,
             pieces,
+            reached,
         } => {
             assert_eq!(pieces, 5);
+            assert_eq!(reached, Reached::Asked, "the probed position's own slice");
             assert_eq!(kind, want_kind);
             assert!(material == pos.material() || material == pos.material().mirror());
             assert!(material.is_canonical());
@@ -217,6 +219,122 @@ fn more_pieces_than_the_tables_hold() {
     assert!(msg.contains("5 pieces"), "{msg}");
 }
 
+/// Issue 22 (7): a table missing for a slice that only a capture (or a move) from the probed
+/// position leads to says so. With only the 4-piece files, `W:W22,30:B17,1` (White must take
+/// 22x13) needs slice 1020's table: MissingTable{1020, wld, 3 pieces, Capture}, whose message
+/// ends "a capture from the probed position leads there" (best_move too); a 3-piece position
+/// is MissingTable{.., Asked} with the plain message. With only `english-0110.dtw` removed,
+/// the best move of `W:W5:B2` (1010; 5-1 crowns into 0110) is MissingTable{0110, dtw,
+/// Move}, while its own distance (11 plies) is still answered.
+#[test]
+fn missing_table_says_a_capture_leads_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(tmp.path());
+    for e in std::fs::read_dir(tmp.path()).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        let (_, rest) = name.split_once('-').unwrap();
+        let digits = &rest[..4];
+        let m = Material::parse(digits).unwrap();
+        if m.pieces() < 4 {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    let tb = Tablebase::open(tmp.path(), E).unwrap();
+    let pos = fen::parse("W:W22,30:B17,1", &E).unwrap();
+    let e = tb.probe_wld(&pos).unwrap_err();
+    match &e {
+        ProbeError::MissingTable {
+            material,
+            kind,
+            pieces,
+            reached,
+        } => {
+            assert_eq!(*material, Material::parse("1020").unwrap());
+            assert_eq!(*kind, ValueKind::Wld);
+            assert_eq!(*pieces, 3);
+            assert_eq!(*reached, Reached::Capture);
+        }
+        other => panic!("expected MissingTable, got {other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "no wld table for slice 1020 (3 pieces) in the directories added: a capture from the \
+         probed position leads there"
+    );
+    let e = tb.best_move(&pos).unwrap_err().to_string();
+    assert!(
+        e.ends_with(": a capture from the probed position leads there"),
+        "{e}"
+    );
+    let pos3 = fen::parse("W:W5:BK30,K31", &E).unwrap();
+    let e = tb.probe_wld(&pos3).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ProbeError::MissingTable {
+                reached: Reached::Asked,
+                pieces: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().ends_with("in the directories added"), "{e}");
+
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(tmp.path());
+    std::fs::remove_file(file_of(tmp.path(), "0110", ValueKind::Dtw)).unwrap();
+    let tb = Tablebase::open(tmp.path(), E).unwrap();
+    let pos = fen::parse("W:W5:B2", &E).unwrap();
+    assert_eq!(tb.probe_dtw(&pos).unwrap().plies, Some(11));
+    let e = tb.best_move(&pos).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            ProbeError::MissingTable { reached: Reached::Move, kind: ValueKind::Dtw, pieces: 2, material }
+                if material == Material::parse("0110").unwrap()
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .ends_with(": a move from the probed position leads there"),
+        "{e}"
+    );
+}
+
+/// Issue 22 (4): a table's raw entry is not a game value, and its name says so. International
+/// `W:W28:B23` (White takes 28x19 and wins in 1 ply) is a capture position: its entry in
+/// `international-1010.wld` / `.dtw`, read with `TableFile::stored_code` (was `value`), is the
+/// "don't care" code (here: a draw, WLD 0 and DTW 0), while the probes answer win in 1 ply.
+#[test]
+fn stored_code_of_a_capture_position_is_not_its_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = Rules::INTERNATIONAL;
+    let plan = dtb_gen::build::Plan::new(r, 2, tmp.path()).unwrap();
+    dtb_gen::build::run(&plan, &dtb_gen::build::Quiet).unwrap();
+    let tb = Tablebase::open(tmp.path(), r).unwrap();
+    let pos = fen::parse("W:W28:B23", &r).unwrap();
+    assert!(has_capture(&r, &pos));
+    let m = pos.material();
+    assert_eq!(m, Material::new(1, 0, 1, 0));
+    let i = SliceIndex::new(m, r.geometry()).index(&pos);
+    let wld = tb
+        .table(m, ValueKind::Wld)
+        .unwrap()
+        .stored_code(0, i)
+        .unwrap();
+    let dtw = tb
+        .table(m, ValueKind::Dtw)
+        .unwrap()
+        .stored_code(0, i)
+        .unwrap();
+    assert_eq!((wld, dtw), (0, 0), "the don't-care entry: a draw");
+    assert_eq!(tb.probe_wld(&pos).unwrap(), Wld::Win);
+    assert_eq!(tb.probe_dtw(&pos).unwrap().plies, Some(1));
+}
+
 /// A 5-piece position whose side to move must capture is resolved by search into the 4-piece
 /// tables: its value is one ply more than its only capture's.
 #[test]
@@ -227,7 +345,7 @@ fn five_pieces_with_a_capture_resolve_through_four() {
     legal_moves(&E, &pos, Counting::Unique, &mut moves);
     assert_eq!(moves.len(), 1);
     assert_eq!(moves[0].to_pdn(false), "18x9");
-    let child = moves[0].apply(&pos);
+    let child = moves[0].apply(&E, &pos).unwrap();
     let dc = tb.probe_dtw(&child).unwrap();
     let d = tb.probe_dtw(&pos).unwrap();
     assert_ne!(dc.wld, Wld::Draw, "the test wants a decided child");
@@ -630,7 +748,7 @@ fn dir_with_foreign_rules() -> tempfile::TempDir {
     let mut header = t.header().clone();
     assert_eq!(header.sides, 1);
     let values: Vec<u16> = (0..header.positions_per_side)
-        .map(|i| t.value(0, i).unwrap())
+        .map(|i| t.stored_code(0, i).unwrap())
         .collect();
     let mut other = E;
     other.capture_compulsory = false;

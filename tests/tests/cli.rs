@@ -115,7 +115,7 @@ fn probe_json_answers_the_sample() {
             .unwrap_or_else(|| panic!("{f}: best_move"));
         let pos = fen::parse(f, &E).unwrap();
         let m = parse_move(&E, &pos, best).unwrap_or_else(|e| panic!("{f}: {best}: {e}"));
-        let child = tb.probe_dtw(&m.apply(&pos)).unwrap();
+        let child = tb.probe_dtw(&m.apply(&E, &pos).unwrap()).unwrap();
         match row["outcome"].as_str() {
             "draw" => assert_eq!(child.wld, Wld::Draw, "{f} {best}"),
             _ => assert_eq!(u64::from(child.plies.unwrap()) + 1, plies, "{f} {best}"),
@@ -247,7 +247,10 @@ fn probe_text_output() {
     let pos = fen::parse("B:WK32:BK26", &E).unwrap();
     let m = parse_move(&E, &pos, draw_move).unwrap();
     let tb = Tablebase::open(english4(), E).unwrap();
-    assert_eq!(tb.probe_wld(&m.apply(&pos)).unwrap(), Wld::Draw);
+    assert_eq!(
+        tb.probe_wld(&m.apply(&E, &pos).unwrap()).unwrap(),
+        Wld::Draw
+    );
     assert_eq!(lines[2], "W:W:B5  loss in 0 plies");
     assert_eq!(lines[3], "B:W8,K16:B3,10  win in 1 ply  best 3x19");
 
@@ -262,6 +265,77 @@ fn probe_text_output() {
     assert!(
         err.starts_with("dtb: W:W3:B10: ") && err.contains("crowning row"),
         "{err}"
+    );
+}
+
+/// Issue 22 (1): a directory with DTW tables that lacks one a position needs does not answer
+/// like a WLD-only build. With `english-0110.dtw` removed, `W:W5:B2` (its best move 5-1
+/// crowns into 0110) prints `W:W5:B2  win in 11 plies  (best move unknown: no dtw table for
+/// slice 0110 ...: a move from the probed position leads there)`, says so on stderr and exits
+/// 1; `--json` gives `"dtw": 11, "best_move": null` and a `"missing"` field naming 0110; a
+/// position that needs nothing missing (`W:WK32:BK26`) keeps its usual four keys. With
+/// `english-1010.dtw` removed too, the distance itself is missing and said so.
+#[test]
+fn probe_says_what_a_missing_dtw_table_leaves_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_tables(english4(), tmp.path());
+    std::fs::remove_file(tmp.path().join("english-0110.dtw")).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let out = dtb()
+        .args(["probe", "--variant", "english", "--dir", dir, "W:W5:B2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    assert!(
+        text.starts_with(
+            "W:W5:B2  win in 11 plies  (best move unknown: no dtw table for slice 0110 (2 pieces)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("a move from the probed position leads there)"),
+        "{text}"
+    );
+    assert!(
+        stderr_of(&out).contains("incomplete answer"),
+        "{}",
+        stderr_of(&out)
+    );
+
+    let out = dtb()
+        .args(["probe", "--dir", dir, "--json", "W:W5:B2", "W:WK32:BK26"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        keys(&lines[0]),
+        set(&["fen", "wld", "dtw", "best_move", "missing"])
+    );
+    assert_eq!(lines[0]["wld"], Value::from("win"));
+    assert_eq!(lines[0]["dtw"], Value::from(11));
+    assert_eq!(lines[0]["best_move"], Value::Null);
+    let why = lines[0]["missing"].as_str().unwrap();
+    assert!(why.contains("no dtw table for slice 0110"), "{why}");
+    assert_eq!(keys(&lines[1]), set(&["fen", "wld", "dtw", "best_move"]));
+    assert_eq!(lines[1]["dtw"], Value::from(9));
+
+    std::fs::remove_file(tmp.path().join("english-1010.dtw")).unwrap();
+    let out = dtb()
+        .args(["probe", "--dir", dir, "--json", "W:W5:B2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines[0]["wld"], Value::from("win"));
+    assert_eq!(lines[0]["dtw"], Value::Null);
+    let why = lines[0]["missing"].as_str().unwrap();
+    assert!(
+        why.starts_with("distance and best move unknown: no dtw table for slice 1010"),
+        "{why}"
     );
 }
 

@@ -106,7 +106,7 @@ impl ValueSource for Recorder<'_> {
             .expect("index inside the table");
         self.touched.borrow_mut().insert((m, block));
         let raw = t
-            .value(side, index)
+            .stored_code(side, index)
             .map_err(|e| ProbeError::Table(std::sync::Arc::new(e)))?;
         Ok(match self.kind {
             ValueKind::Dtw => raw,
@@ -172,7 +172,7 @@ fn case(d: &Dirs) -> Case {
             .flat_map(|s| (0..h.positions_per_side).step_by(997).map(move |i| (s, i)))
             .find(|&(s, i)| h.block_of(s, i).map(|b| b.0) == Some(CORRUPT_BLOCK))
             .expect("an index in the corrupt block");
-        t.value(side, first)
+        t.stored_code(side, first)
             .expect_err("the corrupt block reads")
             .to_string()
     };

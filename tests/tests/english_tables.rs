@@ -243,7 +243,7 @@ fn sample_rows_best_move_goes_one_ply_down() {
             .unwrap_or_else(|| panic!("{f}: no best move"));
         assert_eq!(v, d, "{f}: best_move value");
         assert!(our_moves(&pos).contains(&m), "{f}: best move is legal");
-        let child = m.apply(&pos);
+        let child = m.apply(&E, &pos).unwrap();
         let dc = tb.probe_dtw(&child).unwrap();
         let c = fen::write(&child);
         match d.wld {
@@ -809,9 +809,11 @@ fn colour_flip_rotates_the_legal_moves() {
         b.sort();
         assert_eq!(a, b, "{}", fen::write(p));
         for m in our_moves(p) {
-            let child = m.apply(p).flipped(g);
+            let child = m.apply(&E, p).unwrap().flipped(g);
             assert!(
-                our_moves(&q).iter().any(|n| n.apply(&q) == child),
+                our_moves(&q)
+                    .iter()
+                    .any(|n| n.apply(&E, &q).unwrap() == child),
                 "{}: {}",
                 fen::write(p),
                 m.to_pdn(true)
@@ -879,7 +881,7 @@ fn colour_symmetry_of_the_solved_values() {
                 let want = if s.is_capture(side, i) || h.sides & (1 << other) == 0 {
                     dtw_code(tb.probe_dtw(&q).unwrap())
                 } else {
-                    table.value(other, cix.index(&q)).unwrap()
+                    table.stored_code(other, cix.index(&q)).unwrap()
                 };
                 assert_eq!(
                     got,

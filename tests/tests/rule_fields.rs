@@ -219,7 +219,11 @@ fn mid_capture_promotion() {
         assert_eq!(v.len(), 1, "{field:?}");
         assert_eq!(v[0].to_pdn(true), want, "{field:?}");
         assert_eq!(v[0].crowned, crowned, "{field:?}");
-        assert_eq!(v[0].apply(&pos).kings() != 0, crowned, "{field:?}");
+        assert_eq!(
+            v[0].apply(&r, &pos).unwrap().kings() != 0,
+            crowned,
+            "{field:?}"
+        );
     }
     assert_eq!(
         Rules::RUSSIAN.mid_capture_promotion,
