@@ -279,6 +279,16 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
     if h.kind == ValueKind::Dtw {
         h.max_plies = max.saturating_sub(1);
     }
+    with_block_count(path, h)
+}
+
+/// `h` with its block count filled in, validated: the last step of checking a header to
+/// write (codes or packed values alike).
+fn with_block_count(path: &Path, mut h: Header) -> Result<Header, WriteError> {
+    let invalid = |reason: String| WriteError::Invalid {
+        path: path.to_path_buf(),
+        reason,
+    };
     h.block_count = h.expected_block_count().ok_or_else(|| {
         invalid(format!(
             "{} positions per side in blocks of {} need too many blocks",
@@ -507,13 +517,7 @@ pub fn write_packed_wld(
             )));
         }
     }
-    h.block_count = h.expected_block_count().ok_or_else(|| {
-        invalid(format!(
-            "{} positions per side in blocks of {} need too many blocks",
-            h.positions_per_side, h.block_len
-        ))
-    })?;
-    h.validate().map_err(|e| invalid(e.to_string()))?;
+    let h = with_block_count(path, h)?;
     write_payload(path, h, Payload::Packed(sides), zstd)
 }
 
