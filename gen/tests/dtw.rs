@@ -144,6 +144,86 @@ fn best_lines_end_in_exactly_the_promised_plies() {
     }
 }
 
+/// Root-move ranking: each move's value is the probe of the position after it, the list is
+/// best first for the mover, its head is `best_move` and the position's own value, and the
+/// WLD-table ranking gives the same outcomes in the same order of outcome.
+#[test]
+fn ranked_moves_are_the_probes_after_each_move_best_first() {
+    let rules = Rules::ENGLISH;
+    let tb = Tablebase::open(tables(), rules).unwrap();
+    let rank = |d: dtb_probe::Dtw| match (d.wld, d.plies) {
+        (Wld::Win, Some(p)) => 1000 - p as i32,
+        (Wld::Draw, _) => 0,
+        (Wld::Loss, Some(p)) => -1000 + p as i32,
+        other => panic!("decided value without plies: {other:?}"),
+    };
+    let mut seen_mixed = false;
+    for f in [
+        "W:W18,25:BK13",
+        "B:WK32:B19,K26",
+        "W:WK4,30:BK26,K29",
+        "W:WK18:B24,K29",
+        "B:WK1,19:BK7",
+        "W:WK32:BK26",
+        "B:WK32:BK26",
+        "W:W22,30:B17,1",
+    ] {
+        let pos = fen::parse(f, &rules).unwrap();
+        let ranked = tb.probe_moves(&pos).unwrap();
+        let mut moves = Vec::new();
+        dtb_probe::movegen::legal_moves(
+            &rules,
+            &pos,
+            dtb_probe::movegen::Counting::Unique,
+            &mut moves,
+        );
+        assert_eq!(ranked.len(), moves.len(), "{f}");
+        for r in &ranked {
+            let after = r.mv.apply(&rules, &pos).unwrap();
+            assert_eq!(
+                r.after,
+                tb.probe_dtw(&after).unwrap(),
+                "{f} {}",
+                r.mv.to_pdn(false)
+            );
+        }
+        for w in ranked.windows(2) {
+            assert!(
+                rank(w[0].for_mover()) >= rank(w[1].for_mover()),
+                "{f}: not best first"
+            );
+        }
+        let outcomes: std::collections::HashSet<_> = ranked.iter().map(|r| r.after.wld).collect();
+        seen_mixed |= outcomes.len() > 1;
+        assert_eq!(ranked[0].for_mover(), tb.probe_dtw(&pos).unwrap(), "{f}");
+        let (best, value) = tb.best_move(&pos).unwrap().unwrap();
+        assert_eq!((best, value), (ranked[0].mv, ranked[0].for_mover()), "{f}");
+        let wld = tb.probe_moves_wld(&pos).unwrap();
+        assert_eq!(wld.len(), ranked.len(), "{f}");
+        let key = |w: Wld| match w {
+            Wld::Loss => 0,
+            Wld::Draw => 1,
+            Wld::Win => 2,
+        };
+        for w in wld.windows(2) {
+            assert!(
+                key(w[0].after.wld) <= key(w[1].after.wld),
+                "{f}: WLD ranking order"
+            );
+        }
+        let mut a: Vec<_> = ranked.iter().map(|r| r.after.wld).collect();
+        let mut b: Vec<_> = wld.iter().map(|r| r.after.wld).collect();
+        a.sort_by_key(|w| key(*w));
+        b.sort_by_key(|w| key(*w));
+        assert_eq!(a, b, "{f}: outcomes differ between DTW and WLD ranking");
+        assert!(wld.iter().all(|r| r.after.plies.is_none()), "{f}");
+    }
+    assert!(
+        seen_mixed,
+        "no position had moves of different outcomes: the test shows nothing"
+    );
+}
+
 fn dtb(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_dtb"))
         .args(args)

@@ -47,5 +47,5 @@ pub mod value;
 pub use material::Material;
 pub use position::Position;
 pub use rules::{Color, Rules};
-pub use tablebase::{Dtw, ProbeError, Reached, Tablebase};
+pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;

@@ -314,16 +314,43 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::probe_wld`].
     pub fn best_move(&self, pos: &Position) -> Result<Option<(Move, Dtw)>, ProbeError> {
+        Ok(self.probe_moves(pos)?.into_iter().next().map(|r| {
+            let v = r.for_mover();
+            (r.mv, v)
+        }))
+    }
+
+    /// Every legal move with the value of the position after it, best first for the side to
+    /// move: wins fastest first, then draws, then losses slowest first (moves of equal value
+    /// in move-generation order). This is root-move ranking. Uses the DTW tables; see
+    /// [`Tablebase::probe_moves_wld`] for a WLD-only directory. Empty when the side to move
+    /// has no move.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`]; a missing table of a slice a move leads to is
+    /// [`ProbeError::MissingTable`] with [`Reached::Move`] or [`Reached::Capture`].
+    pub fn probe_moves(&self, pos: &Position) -> Result<Vec<RankedMove>, ProbeError> {
+        self.rank_moves(pos, ValueKind::Dtw)
+    }
+
+    /// [`Tablebase::probe_moves`] from the WLD tables: the same order by outcome, with
+    /// [`RankedMove::after`]'s `plies` always `None` (WLD tables hold no distance), so the
+    /// moves of one outcome stay in move-generation order.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_moves`].
+    pub fn probe_moves_wld(&self, pos: &Position) -> Result<Vec<RankedMove>, ProbeError> {
+        self.rank_moves(pos, ValueKind::Wld)
+    }
+
+    fn rank_moves(&self, pos: &Position, kind: ValueKind) -> Result<Vec<RankedMove>, ProbeError> {
         self.check(pos)?;
         let mut moves = Vec::new();
         legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
-        let src = Source {
-            tb: self,
-            kind: ValueKind::Dtw,
-        };
-        let mut best: Option<(Move, u16)> = None;
+        let src = Source { tb: self, kind };
+        let mut ranked = Vec::with_capacity(moves.len());
         for m in moves {
-            let v = parent_code(
+            let child =
                 value::resolve(&self.rules, &src, &m.apply_unchecked(pos)).map_err(|e| {
                     reached_from(
                         e,
@@ -334,13 +361,44 @@ impl Tablebase {
                             Reached::Move
                         },
                     )
-                })?,
-            );
-            if best.is_none_or(|(_, b)| goodness(v) > goodness(b)) {
-                best = Some((m, v));
-            }
+                })?;
+            let after = match kind {
+                ValueKind::Dtw => Dtw::from_code(child),
+                ValueKind::Wld => Dtw {
+                    wld: wld_of(child),
+                    plies: None,
+                },
+            };
+            ranked.push((goodness(parent_code(child)), RankedMove { mv: m, after }));
         }
-        Ok(best.map(|(m, v)| (m, Dtw::from_code(v))))
+        // Stable: equal values keep move-generation order.
+        ranked.sort_by_key(|(g, _)| std::cmp::Reverse(*g));
+        Ok(ranked.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+/// One legal move and the value of the position it leads to ([`Tablebase::probe_moves`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RankedMove {
+    /// The move (with its captured pieces).
+    pub mv: Move,
+    /// The value of the position after the move, for **its** side to move (the opponent of
+    /// the mover), as the lichess tablebase API gives it: a loss there is a win for the
+    /// mover, one ply longer.
+    pub after: Dtw,
+}
+
+impl RankedMove {
+    /// The value of the move for the mover: [`RankedMove::after`] reversed, one ply more.
+    pub fn for_mover(&self) -> Dtw {
+        Dtw {
+            wld: match self.after.wld {
+                Wld::Win => Wld::Loss,
+                Wld::Loss => Wld::Win,
+                Wld::Draw => Wld::Draw,
+            },
+            plies: self.after.plies.map(|p| p + 1),
+        }
     }
 }
 
