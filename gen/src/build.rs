@@ -22,6 +22,9 @@ use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
 /// designed for 8 pieces in all.
 pub const MAX_PIECES: u32 = 8;
+/// Most pieces a forecast may ask for (`dtb plan --emit json`): the slice graph, sizes and
+/// forecasts of sets dtb does not build yet (English 2-9, 2-10), for sizing a cluster.
+pub const FORECAST_MAX_PIECES: u32 = 10;
 /// Positions per block in WLD files.
 pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 /// Positions per block in DTW files.
@@ -50,6 +53,10 @@ pub const LOCK_FILE: &str = ".dtb-gen.lock";
 pub enum BuildError {
     #[error("--pieces {0}: must be between 2 and {MAX_PIECES}")]
     Pieces(u32),
+    #[error(
+        "--pieces {0}: a forecast takes 2 to {FORECAST_MAX_PIECES} pieces (a build, 2 to {MAX_PIECES})"
+    )]
+    ForecastPieces(u32),
     #[error("cannot create output directory {path}: {source}")]
     CreateDir {
         path: PathBuf,
@@ -126,16 +133,38 @@ impl Plan {
         if !(2..=MAX_PIECES).contains(&pieces) {
             return Err(BuildError::Pieces(pieces));
         }
-        Ok(Plan {
+        Ok(Plan::unchecked(rules, pieces, out.into()))
+    }
+
+    /// A plan to forecast from, not to build: as [`Plan::new`] but up to
+    /// [`FORECAST_MAX_PIECES`] (and no more pieces a side than the board holds). Its slices,
+    /// sizes and forecasts are those a build would have; [`run`] refuses it when it has more
+    /// than [`MAX_PIECES`].
+    ///
+    /// # Errors
+    /// [`BuildError::ForecastPieces`] for a piece count outside 2..=[`FORECAST_MAX_PIECES`].
+    pub fn for_forecast(
+        rules: Rules,
+        pieces: u32,
+        out: impl Into<PathBuf>,
+    ) -> Result<Plan, BuildError> {
+        if !(2..=FORECAST_MAX_PIECES).contains(&pieces) {
+            return Err(BuildError::ForecastPieces(pieces));
+        }
+        Ok(Plan::unchecked(rules, pieces, out.into()))
+    }
+
+    fn unchecked(rules: Rules, pieces: u32, out: PathBuf) -> Plan {
+        Plan {
             rules,
             pieces,
-            out: out.into(),
+            out,
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd: ZSTD,
             wld_only: false,
             memory: default_budget(),
             single: None,
-        })
+        }
     }
 
     /// A build of slice `m` alone (`dtb gen --slice`): the slices it reads, directly or not,
@@ -812,6 +841,9 @@ impl Readers {
 /// [`BuildError`]: the directory cannot be created or is locked, a slice does not fit in
 /// memory, a write fails (full disk, ...).
 pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildError> {
+    if plan.pieces > MAX_PIECES {
+        return Err(BuildError::Pieces(plan.pieces));
+    }
     std::fs::create_dir_all(&plan.out).map_err(|source| BuildError::CreateDir {
         path: plan.out.clone(),
         source,

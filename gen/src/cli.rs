@@ -184,7 +184,8 @@ enum Command {
         /// Variant preset.
         #[arg(long, default_value = "english")]
         variant: String,
-        /// Largest number of pieces on the board (2..=8).
+        /// Largest number of pieces on the board (2..=8; up to 10 with `--emit json`, a
+        /// forecast of a set dtb does not build yet).
         #[arg(long, default_value_t = 4)]
         pieces: u32,
         /// Directory the jobs write the tables to.
@@ -361,7 +362,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             sbatch_arg,
         } => {
             let rules = rules_named(&variant)?;
-            let mut plan = Plan::new(rules, pieces, out)?;
+            if pieces > crate::build::MAX_PIECES && !matches!(emit, Emit::Json) {
+                bail!(
+                    "--pieces {pieces}: dtb gen builds at most {} pieces, so a plan of {pieces} \
+                     is a forecast only: --emit json",
+                    crate::build::MAX_PIECES
+                );
+            }
+            let mut plan = Plan::for_forecast(rules, pieces, out)?;
             plan.wld_only = wld_only;
             if let Some(m) = memory {
                 plan.memory = m;

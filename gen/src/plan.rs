@@ -302,8 +302,12 @@ mod tests {
     /// path is a chain of reads.
     #[test]
     fn units_read_their_successors_and_come_after_them() {
-        for (rules, pieces) in [(Rules::ENGLISH, 7), (Rules::INTERNATIONAL, 6)] {
-            let mut plan = Plan::new(rules, pieces, "/nonexistent").unwrap();
+        for (rules, pieces) in [
+            (Rules::ENGLISH, 7),
+            (Rules::INTERNATIONAL, 6),
+            (Rules::ENGLISH, 9),
+        ] {
+            let mut plan = Plan::for_forecast(rules, pieces, "/nonexistent").unwrap();
             plan.wld_only = true;
             plan.memory = 20 << 30;
             let speed = Speed {
@@ -331,7 +335,9 @@ mod tests {
                     "{} reads a later unit",
                     u.material
                 );
-                assert!(u.memory <= plan.memory, "{}", u.material);
+                if pieces <= crate::build::MAX_PIECES {
+                    assert!(u.memory <= plan.memory, "{}", u.material);
+                }
             }
             let (secs, path) = critical_path(&us);
             assert!(secs > 0.0 && !path.is_empty());
@@ -339,6 +345,56 @@ mod tests {
                 assert!(us[pos[&w[1]]].reads.contains(&w[0]), "{w:?} is not a read");
             }
         }
+    }
+
+    /// A forecast of more pieces than a build takes: the slices of 2-9 extend those of 2-8
+    /// with the same forecasts, and nothing can build it.
+    #[test]
+    fn a_forecast_beyond_the_build_limit_extends_the_smaller_plan_and_cannot_run() {
+        use crate::build::{BuildError, Quiet, FORECAST_MAX_PIECES, MAX_PIECES};
+        assert!(matches!(
+            Plan::new(Rules::ENGLISH, MAX_PIECES + 1, "/nonexistent"),
+            Err(BuildError::Pieces(9))
+        ));
+        assert!(matches!(
+            Plan::for_forecast(Rules::ENGLISH, FORECAST_MAX_PIECES + 1, "/nonexistent"),
+            Err(BuildError::ForecastPieces(11))
+        ));
+        let speed = Speed {
+            cpus: 2,
+            per_core: 8e6,
+        };
+        let plan_of = |pieces| {
+            let mut p = Plan::for_forecast(Rules::ENGLISH, pieces, "/nonexistent").unwrap();
+            p.wld_only = true;
+            p.memory = 20 << 30;
+            p
+        };
+        let (p8, p9) = (plan_of(8), plan_of(9));
+        let (u8s, u9s) = (units(&p8, speed), units(&p9, speed));
+        assert!(u9s.len() > u8s.len());
+        let nine: HashMap<Material, &Unit> = u9s.iter().map(|u| (u.material, u)).collect();
+        for u in &u8s {
+            let v = nine[&u.material];
+            assert_eq!(
+                (v.reads.clone(), v.memory, v.positions),
+                (u.reads.clone(), u.memory, u.positions)
+            );
+        }
+        assert!(u9s
+            .iter()
+            .any(|u| u.material.pieces() == 9 && u.memory > u.positions / 8));
+        let dir = tempfile::tempdir().unwrap();
+        let mut p = plan_of(9);
+        p.out = dir.path().join("t");
+        assert!(matches!(
+            crate::build::run(&p, &Quiet),
+            Err(BuildError::Pieces(9))
+        ));
+        assert!(
+            !p.out.exists(),
+            "a refused forecast plan created its directory"
+        );
     }
 
     #[test]
