@@ -32,6 +32,7 @@ use rayon::prelude::*;
 
 use crate::finished::Finished;
 use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
+use crate::words::Words;
 
 /// Positions a task of the start pass classifies.
 const INIT_CHUNK: u64 = if cfg!(test) { 1 << 8 } else { 1 << 16 };
@@ -273,8 +274,8 @@ pub fn solve_kings_wld<S: Finished>(
     Ok(SolvedWld {
         material,
         size: n,
-        values,
-        capture,
+        values: values.map(Words::from),
+        capture: capture.map(Words::from),
         counts,
         levels: passes,
     })
@@ -434,7 +435,10 @@ mod tests {
             }
             full_store.insert_solved(full);
             let [a, b] = wld.values;
-            wld_store.insert_codes(m, [Some(Codes::Wld(a)), Some(Codes::Wld(b))]);
+            wld_store.insert_codes(
+                m,
+                [Some(Codes::Wld(a.to_vec())), Some(Codes::Wld(b.to_vec()))],
+            );
         }
         assert!(kings_slices >= 2, "{kings_slices} slices of kings only");
     }

@@ -13,10 +13,11 @@ use dtb_probe::table::{BlockCache, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
 use crate::solve::{
-    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld, stored_codes,
-    SolvedSlice, SolvedWld,
+    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in, stored_codes,
+    MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Raw, ScratchKind, Spill, Store};
+use crate::words::Words;
 use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
@@ -259,16 +260,41 @@ impl Plan {
     /// one, or for a slice of kings only whose grouped working set would not fit half the
     /// budget (or whose group is too large for it), the bit solver
     /// ([`crate::bitbase`], seven bits a position).
+    ///
+    /// A grouped solve that would pass three quarters of the budget keeps the slice's own
+    /// outcomes and capture flags in scratch files mapped from disk ([`Plan::maps_results`]):
+    /// the memory returned is then the rest of its working set.
     pub fn wld_solver(&self, m: Material, threads: usize) -> (WldSolver, u64) {
+        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        if method == WldSolver::Bits || OVERHEAD_BYTES + bytes <= self.memory / 4 * 3 {
+            return (method, bytes);
+        }
+        let n = SliceIndex::new(m, self.rules.geometry()).size();
+        self.wld_solver_with(m, threads, wld_results_bytes(n))
+    }
+
+    /// Whether solving slice `m` (WLD-only, grouped solver) keeps its own outcomes and
+    /// capture flags in scratch files, because in memory they would take its working set past
+    /// three quarters of the budget.
+    pub fn maps_results(&self, m: Material, threads: usize) -> bool {
+        if !self.wld_only {
+            return false;
+        }
+        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        method != WldSolver::Bits && OVERHEAD_BYTES + bytes > self.memory / 4 * 3
+    }
+
+    /// [`Plan::wld_solver`] with `mapped` bytes of the grouped solver's arrays not in memory.
+    fn wld_solver_with(&self, m: Material, threads: usize, mapped: u64) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
-        let grouped = solve_memory_wld(&self.rules, m, threads, false);
+        let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(mapped);
         let too_large = 2 * ix.kings_per_group() > u64::from(u32::MAX);
         if m.men() == 0 && (too_large || grouped > self.memory / 2) {
             return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
         }
         // Groups one at a time where one set of group buffers a thread takes more than a
         // quarter of the budget.
-        let serial = solve_memory_wld(&self.rules, m, threads, true);
+        let serial = solve_memory_wld(&self.rules, m, threads, true).saturating_sub(mapped);
         if grouped > serial && grouped - serial > self.memory / 4 {
             (WldSolver::GroupedSerial, serial)
         } else {
@@ -296,6 +322,11 @@ impl Plan {
         if self.needs_spill(threads) {
             for s in &mut f {
                 s.disk_bytes = s.held_bytes;
+                if s.action == Action::Solve && self.maps_results(s.material, threads) {
+                    // Its own outcomes and capture flags, while it is solved.
+                    let n = SliceIndex::new(s.material, self.rules.geometry()).size();
+                    s.disk_bytes += wld_results_bytes(n);
+                }
                 if s.action == Action::Solve && self.wld_only {
                     // The store's copy of the outcomes goes to the scratch file.
                     s.solve_bytes -= self.held_bytes(s.material).min(s.solve_bytes);
@@ -352,9 +383,10 @@ impl Plan {
     /// Whether this build keeps finished slices in scratch files: its forecast, with every
     /// finished slice in memory, passes three quarters of its budget somewhere.
     pub fn needs_spill(&self, threads: usize) -> bool {
-        self.forecast_in_memory(threads)
-            .iter()
-            .any(|f| f.held_bytes + f.solve_bytes > self.memory / 4 * 3)
+        self.forecast_in_memory(threads).iter().any(|f| {
+            f.held_bytes + f.solve_bytes > self.memory / 4 * 3
+                || (f.action == Action::Solve && self.maps_results(f.material, threads))
+        })
     }
 
     /// The kinds of file this build writes.
@@ -376,6 +408,13 @@ impl Plan {
         .unwrap_or_else(|| format!("{}-{m}.{}", self.rules.name, kind.extension()));
         self.out.join(name)
     }
+}
+
+/// Bytes of the grouped WLD solver's own arrays for a slice of `n` positions a side: the
+/// outcomes (2 bits) and capture flags (1 bit) of both sides ([`solve_memory_wld`] counts
+/// them).
+fn wld_results_bytes(n: u64) -> u64 {
+    2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8)
 }
 
 /// What a build does with a slice.
@@ -1288,13 +1327,25 @@ fn solve_wld(
     obs.slice_start(i, total, m, 4 * size);
     let t0 = Instant::now();
     let (method, _) = plan.wld_solver(m, threads);
+    let dir = scratch_dir(plan);
+    let mapped = match spill {
+        Some(spill) if plan.maps_results(m, threads) => {
+            std::fs::create_dir_all(&dir).map_err(|source| BuildError::CreateDir {
+                path: dir.clone(),
+                source,
+            })?;
+            Some(MappedResults { dir: &dir, spill })
+        }
+        _ => None,
+    };
     let solve = || match method {
         WldSolver::Bits => solve_kings_wld(&plan.rules, store, m, &|n| obs.progress(n)),
-        WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld(
+        WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
             &plan.rules,
             store,
             m,
             method == WldSolver::GroupedSerial,
+            mapped.as_ref(),
             &|n| obs.progress(n),
         ),
     };
@@ -1310,7 +1361,7 @@ fn solve_wld(
         ..
     } = solved;
     if symmetric {
-        v1 = Vec::new();
+        v1 = Words::default();
     }
     // The store keeps the true outcomes; the file gets its capture positions filled.
     let kept = if !keep {
@@ -1326,8 +1377,8 @@ fn solve_wld(
         ])
     } else {
         Some([
-            Some(Codes::Wld(v0.clone())),
-            (!symmetric).then(|| Codes::Wld(v1.clone())),
+            Some(Codes::Wld(v0.to_vec())),
+            (!symmetric).then(|| Codes::Wld(v1.to_vec())),
         ])
     };
     let t2 = Instant::now();

@@ -24,4 +24,5 @@ pub mod plan;
 pub mod solve;
 pub mod store;
 pub mod verify;
+pub mod words;
 pub mod write;

@@ -18,6 +18,7 @@
 //! Each cell is written through atomics; levels are separated by rayon joins, so the values
 //! are the same for any number of threads.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -30,6 +31,8 @@ use dtb_probe::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
 
 use crate::finished::Finished;
+use crate::store::Spill;
+use crate::words::Words;
 use rayon::prelude::*;
 
 const UNRESOLVED: u16 = u16::MAX;
@@ -81,9 +84,11 @@ pub struct SolvedWld {
     /// as WLD file codes (0 draw, 1 win, 2 loss) packed 2 bits a position, 32 a word
     /// (position `i` in bits `2 * (i % 32)` of word `i / 32`; the bits past the last
     /// position are 0).
-    pub values: [Vec<u64>; 2],
+    /// In memory, or in scratch files for a slice larger than the budget
+    /// ([`solve_slice_grouped_wld_in`]).
+    pub values: [Words; 2],
     /// Per side, one bit per position: the side to move must capture.
-    pub capture: [Vec<u64>; 2],
+    pub capture: [Words; 2],
     /// Per side: wins, losses, draws (true values, all positions).
     pub counts: [[u64; 3]; 2],
     /// Number of propagation levels (or passes) run.
@@ -132,6 +137,9 @@ pub enum SolveError<E: std::error::Error + 'static> {
     /// A men group has more positions than the grouped solver numbers in 32 bits.
     #[error("slice {0} has men groups of more than 2^31 king placements, too large to solve")]
     GroupTooLarge(Material),
+    /// A scratch file for the slice's own values could not be made.
+    #[error("scratch file {}: {message}", .path.display())]
+    Scratch { path: PathBuf, message: String },
 }
 
 /// What the first phase learns of one position from its legal moves.
@@ -613,7 +621,18 @@ pub fn solve_slice_grouped<S: Finished>(
         };
     }
     let results = DtwResults([atomic_codes(n), atomic_codes(n)]);
-    let (results, capture, figures) = grouped(rules, src, material, results, false, progress)?;
+    let mut capture = [Words::zeroed(n.div_ceil(64)), Words::zeroed(n.div_ceil(64))];
+    let [c0, c1] = &mut capture;
+    let (results, figures) = grouped(
+        rules,
+        src,
+        material,
+        results,
+        [c0.atomics(), c1.atomics()],
+        false,
+        progress,
+    )?;
+    let capture = capture.map(|c| c.to_vec());
     // In place: a vector of atomics collects into plain values without a copy.
     let values = results
         .0
@@ -648,27 +667,85 @@ pub fn solve_slice_grouped_wld<S: Finished>(
     serial: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedWld, SolveError<S::Error>> {
+    solve_slice_grouped_wld_in(rules, src, material, serial, None, progress)
+}
+
+/// Where [`solve_slice_grouped_wld_in`] keeps the slice's outcomes and capture flags: scratch
+/// files in `dir`, named after the slice, whose pages `spill` watches.
+pub struct MappedResults<'a> {
+    pub dir: &'a Path,
+    pub spill: &'a Spill,
+}
+
+impl MappedResults<'_> {
+    /// The scratch file of one of a slice's arrays (`what`: `values` or `capture`).
+    pub fn path(&self, material: Material, what: &str, side: usize) -> PathBuf {
+        self.dir.join(format!("solving-{material}-{what}-{side}"))
+    }
+}
+
+/// [`solve_slice_grouped_wld`] with the slice's outcomes and capture flags (0.75 bytes a
+/// position, both sides) in scratch files mapped from disk where `mapped` says, so that a
+/// slice larger than the memory budget solves within it: the groups of a round read only
+/// groups finished in earlier rounds, whose pages the kernel may have written back.
+///
+/// # Errors
+/// As [`solve_slice_grouped_wld`]; [`SolveError::Scratch`] if a scratch file cannot be made.
+pub fn solve_slice_grouped_wld_in<S: Finished>(
+    rules: &Rules,
+    src: &S,
+    material: Material,
+    serial: bool,
+    mapped: Option<&MappedResults>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedWld, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
         return Err(SolveError::GroupTooLarge(material));
     }
-    let results = WldResults([atomic_words(n), atomic_words(n)]);
-    let (results, capture, figures) = grouped(rules, src, material, results, serial, progress)?;
+    let words = |what: &str, side: usize, len: u64| match mapped {
+        None => Ok(Words::zeroed(len)),
+        Some(m) => {
+            Words::zeroed_in_file(len, &m.path(material, what, side), m.spill).map_err(|e| {
+                SolveError::Scratch {
+                    path: m.path(material, what, side),
+                    message: e.to_string(),
+                }
+            })
+        }
+    };
+    let mut values = [
+        words("values", 0, n.div_ceil(32))?,
+        words("values", 1, n.div_ceil(32))?,
+    ];
+    let mut capture = [
+        words("capture", 0, n.div_ceil(64))?,
+        words("capture", 1, n.div_ceil(64))?,
+    ];
+    let [v0, v1] = &mut values;
+    let [c0, c1] = &mut capture;
+    let (_, figures) = grouped(
+        rules,
+        src,
+        material,
+        WldResults([v0.atomics(), v1.atomics()]),
+        [c0.atomics(), c1.atomics()],
+        serial,
+        progress,
+    )?;
     Ok(SolvedWld {
         material,
         size: n,
-        values: results
-            .0
-            .map(|v| v.into_iter().map(AtomicU64::into_inner).collect()),
+        values,
         capture,
         counts: figures.counts,
         levels: figures.levels,
     })
 }
 
-/// What [`grouped`] returns: the values, the capture bits per side, the figures.
-type Grouped<R> = (R, [Vec<u64>; 2], Figures);
+/// What [`grouped`] returns: the values, the figures.
+type Grouped<R> = (R, Figures);
 
 /// The figures of a slice solved by [`grouped`].
 struct Figures {
@@ -684,6 +761,7 @@ fn grouped<S: Finished, R: Results>(
     src: &S,
     material: Material,
     results: R,
+    capture: [&[AtomicU64]; 2],
     serial: bool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Grouped<R>, SolveError<S::Error>> {
@@ -720,9 +798,10 @@ fn grouped<S: Finished, R: Results>(
     // Each group writes its own index range; groups of one potential run in parallel and
     // read only groups of higher potential, finished in an earlier round (the rounds are
     // separated by rayon's joins). Relaxed atomics are plain loads and stores on x86-64.
+    debug_assert!(capture.iter().all(|c| c.len() as u64 == n.div_ceil(64)));
     let slice = Shared {
         values: results,
-        capture: [atomic_bits(n), atomic_bits(n)],
+        capture,
     };
     // One set of buffers per worker thread, kept from group to group (a new set per rayon
     // job would allocate and fault in every large group's arrays again).
@@ -799,11 +878,9 @@ fn grouped<S: Finished, R: Results>(
         let mut sc = sc.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         progress(std::mem::take(&mut sc.unreported));
     }
-    let Shared { values, capture } = slice;
-    let capture = capture.map(|v| v.into_iter().map(AtomicU64::into_inner).collect());
+    let Shared { values, .. } = slice;
     Ok((
         values,
-        capture,
         Figures {
             counts,
             max_plies,
@@ -813,9 +890,9 @@ fn grouped<S: Finished, R: Results>(
 }
 
 /// The values and capture flags of the slice being solved, shared by the group workers.
-struct Shared<R> {
+struct Shared<'a, R> {
     values: R,
-    capture: [Vec<AtomicU64>; 2],
+    capture: [&'a [AtomicU64]; 2],
 }
 
 /// Where the grouped solver keeps the final values of the slice being solved: each group
@@ -846,9 +923,9 @@ impl Results for DtwResults {
 
 /// Outcomes as WLD file codes ([`dtb_probe::format::WLD_WIN`], ...), 2 bits a position, 32
 /// a word: the layout of a WLD block's bytes, so a block of the file is a run of words.
-struct WldResults([Vec<AtomicU64>; 2]);
+struct WldResults<'a>([&'a [AtomicU64]; 2]);
 
-impl Results for WldResults {
+impl Results for WldResults<'_> {
     #[inline]
     fn get(&self, side: usize, i: usize) -> u16 {
         let bits = self.0[side][i / 32].load(Relaxed) >> (2 * (i % 32)) & 3;
@@ -858,7 +935,7 @@ impl Results for WldResults {
     fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16) {
         // Words at either end may be shared with the next group: or-ed in (all start at 0,
         // a draw, and each position is written once).
-        let words = &self.0[side];
+        let words = self.0[side];
         let mut word = 0u64;
         let mut at = base / 32;
         for j in 0..len {
@@ -888,16 +965,8 @@ pub fn code_of_file_wld(c: u16) -> u16 {
     }
 }
 
-fn atomic_words(n: u64) -> Vec<AtomicU64> {
-    (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect()
-}
-
 fn atomic_codes(n: u64) -> Vec<AtomicU16> {
     (0..n).map(|_| AtomicU16::new(DRAW)).collect()
-}
-
-fn atomic_bits(n: u64) -> Vec<AtomicU64> {
-    (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
 }
 
 /// Quiet-move targets by square, for the solver's fast path (positions without a capture).
@@ -1028,7 +1097,7 @@ struct GroupInit<'a, S, R> {
     material: Material,
     ix: &'a SliceIndex,
     steps: &'a Steps,
-    slice: &'a Shared<R>,
+    slice: &'a Shared<'a, R>,
     man_moves: &'a [ManMove],
     first_move: &'a [u8; 64],
     dec: &'a dtb_probe::index::GroupDecoder,

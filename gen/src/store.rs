@@ -97,9 +97,16 @@ impl Scratch {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
+}
 
+/// A file mapping whose pages the [`Spill`] watch drops from the process's resident set.
+pub trait Pages: Send + Sync {
     /// Drop this process's mapping of the file's pages (they stay in the page cache): its
-    /// resident memory goes down, and the next read of a page maps it again.
+    /// resident memory goes down, and the next access to a page maps it again.
+    fn drop_pages(&self);
+}
+
+impl Pages for Scratch {
     fn drop_pages(&self) {
         // SAFETY: `MADV_DONTNEED` is unchecked in memmap2 because, on a private or anonymous
         // mapping, it throws away pages the process wrote. This mapping is a read-only,
@@ -210,7 +217,7 @@ impl Codes {
         std::fs::write(&side_tmp, format!("{} {:08x}\n", raw.len(), crc.finalize()))?;
         std::fs::rename(&side_tmp, &side)?;
         let scratch = Scratch::map(path, raw.kind(), raw.len())?;
-        spill.register(&scratch);
+        spill.register(Arc::clone(&scratch) as Arc<dyn Pages>);
         Ok(Codes::Mapped(scratch))
     }
 
@@ -231,7 +238,7 @@ impl Codes {
         };
         match check() {
             Some(scratch) => {
-                spill.register(&scratch);
+                spill.register(Arc::clone(&scratch) as Arc<dyn Pages>);
                 Some(Codes::Mapped(scratch))
             }
             None => {
@@ -275,24 +282,25 @@ impl Scratch {
 /// the page cache keeps what fits in the machine.
 #[derive(Default)]
 pub struct Spill {
-    files: std::sync::Mutex<Vec<std::sync::Weak<Scratch>>>,
+    files: std::sync::Mutex<Vec<std::sync::Weak<dyn Pages>>>,
     /// Times pages were dropped.
     drops: std::sync::atomic::AtomicU64,
 }
 
 impl Spill {
-    fn register(&self, s: &Arc<Scratch>) {
+    /// Watch `s`'s pages too (held weakly: a mapping dropped is forgotten).
+    pub(crate) fn register(&self, s: Arc<dyn Pages>) {
         let mut files = self
             .files
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         files.retain(|w| w.strong_count() > 0);
-        files.push(Arc::downgrade(s));
+        files.push(Arc::downgrade(&s));
     }
 
     /// Drop the pages of every mapped scratch file from this process's resident set.
     pub fn drop_pages(&self) {
-        let files: Vec<Arc<Scratch>> = self
+        let files: Vec<Arc<dyn Pages>> = self
             .files
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -51,6 +51,18 @@ fn a_small_budget_writes_the_same_files() {
     let kings = Material::parse("0104").unwrap();
     assert_eq!(large.wld_solver(kings, 2).0, WldSolver::Grouped);
     assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::Bits);
+    // The largest slices with men keep their own outcomes in mapped scratch files.
+    let mapped: Vec<Material> = tight
+        .slices
+        .iter()
+        .copied()
+        .filter(|&m| tight.maps_results(m, 2))
+        .collect();
+    assert!(
+        mapped.iter().any(|m| m.men() > 0 && m.pieces() == 5),
+        "no 5-piece slice with men maps its outcomes at 110 MiB: {mapped:?}"
+    );
+    assert!(large.slices.iter().all(|&m| !large.maps_results(m, 2)));
     build::run(&large, &Quiet).unwrap();
     build::run(&tight, &Quiet).unwrap();
     let (a, b) = (wld_files(big.path()), wld_files(small.path()));

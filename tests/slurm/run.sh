@@ -52,6 +52,8 @@ cleanup() {
     done
   fi
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  # Anything a job of this run left behind (a step daemon outlives its slurmd).
+  pkill -9 -f "$WORK" 2>/dev/null || true
   for p in "${PIDS[@]}"; do
     for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$p" 2>/dev/null || true
@@ -171,7 +173,12 @@ bash "$WORK/submit.sh" > "$WORK/first.txt"
 grep -q "^submitted $units jobs$" "$WORK/first.txt" || fail "first run: $(tail -1 "$WORK/first.txt"), expected $units jobs"
 slow_job=$(awk -v m="$SLOW" '$1 == m {print $2}' "$WORK/first.txt")
 for _ in $(seq 300); do [ "$(state_of "$slow_job")" = RUNNING ] && break; sleep 0.2; done
-[ "$(state_of "$slow_job")" = RUNNING ] || fail "slice $SLOW's job never ran: $(state_of "$slow_job")"
+if [ "$(state_of "$slow_job")" != RUNNING ]; then
+  scontrol show job "$slow_job" >&2 || true
+  cat "$OUT/.dtb-slurm-$SLOW.log" >&2 || true
+  ls -la "$WORK" >&2
+  fail "slice $SLOW's job never ran: $(state_of "$slow_job")"
+fi
 say "first run: $units jobs; cancelling slice $SLOW's job $slow_job while it runs ($((n_expected - 1)) units read it)"
 scancel "$slow_job"
 wait_empty
