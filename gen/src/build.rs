@@ -12,6 +12,7 @@ use dtb_probe::rules::Rules;
 use dtb_probe::table::{BlockCache, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
+use crate::finished::{Finished, Layered, TableSource};
 use crate::solve::{
     solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in, stored_codes,
     MappedResults, SolvedSlice, SolvedWld,
@@ -123,6 +124,11 @@ pub struct Plan {
     /// A job of one slice (`dtb gen --slice` without `--with-deps`): the slice. The other
     /// slices of the plan must be finished; the job shares the directory with other jobs.
     pub single: Option<Material>,
+    /// Bytes of scratch files the build may keep on disk (`None`: no limit). A WLD-only
+    /// build whose finished slices would pass it reads the largest of them from their
+    /// compressed table files instead ([`Plan::from_tables`]). The command line sets it
+    /// to the free space of the output directory's file system, less a margin.
+    pub scratch_limit: Option<u64>,
 }
 
 impl Plan {
@@ -165,6 +171,7 @@ impl Plan {
             wld_only: false,
             memory: default_budget(),
             single: None,
+            scratch_limit: None,
         }
     }
 
@@ -320,8 +327,13 @@ impl Plan {
     pub fn forecast(&self, threads: usize) -> Vec<Forecast> {
         let mut f = self.forecast_in_memory(threads);
         if self.needs_spill(threads) {
-            for s in &mut f {
-                s.disk_bytes = s.held_bytes;
+            let tables = self.from_tables(threads);
+            let in_tables = self.held_timeline(&tables);
+            for (s, t) in f.iter_mut().zip(in_tables) {
+                s.disk_bytes = s.held_bytes - t;
+                if !tables.is_empty() && s.action == Action::Solve {
+                    s.solve_bytes += self.table_cache_bytes();
+                }
                 if s.action == Action::Solve && self.maps_results(s.material, threads) {
                     // Its own outcomes and capture flags, while it is solved.
                     let n = SliceIndex::new(s.material, self.rules.geometry()).size();
@@ -336,6 +348,37 @@ impl Plan {
             }
         }
         f
+    }
+
+    /// Per slice of the plan, bytes (as [`Plan::held_bytes`]) of the slices of `tables`
+    /// held while it is solved or loaded, counted as in [`Plan::forecast_in_memory`].
+    fn held_timeline(&self, tables: &std::collections::HashSet<Material>) -> Vec<u64> {
+        let done: Vec<bool> = self
+            .slices
+            .iter()
+            .map(|&m| on_disk(self, m) == OnDisk::Finished)
+            .collect();
+        let readers = Readers::new(&self.slices, &done);
+        let mut held = 0u64;
+        let mut out = Vec::with_capacity(self.slices.len());
+        for (i, &m) in self.slices.iter().enumerate() {
+            for &j in &readers.drop_before[i] {
+                if tables.contains(&self.slices[j]) {
+                    held = held.saturating_sub(self.held_bytes(self.slices[j]));
+                }
+            }
+            out.push(held);
+            if readers.read[i] && tables.contains(&m) {
+                held += self.held_bytes(m);
+            }
+        }
+        out
+    }
+
+    /// The block cache of the table files a build reads finished slices from
+    /// ([`Plan::from_tables`]): a 32nd of the budget, at most 1 GiB.
+    pub fn table_cache_bytes(&self) -> u64 {
+        (self.memory / 32).min(1 << 30)
     }
 
     /// [`Plan::forecast`] with every finished slice a later one reads held in memory.
@@ -378,6 +421,61 @@ impl Plan {
             }
         }
         out
+    }
+
+    /// The finished slices this build reads from their table files (compressed, through a
+    /// block cache) instead of scratch files, so that its scratch files stay within
+    /// [`Plan::scratch_limit`]: empty unless it spills ([`Plan::needs_spill`]) and is
+    /// WLD-only. Chosen greedily, slice by slice in solve order: while the scratch files
+    /// held at a slice would pass the limit, the largest held slice not yet chosen is.
+    pub fn from_tables(&self, threads: usize) -> std::collections::HashSet<Material> {
+        let mut chosen = std::collections::HashSet::new();
+        let Some(limit) = self.scratch_limit else {
+            return chosen;
+        };
+        if !self.wld_only || !self.needs_spill(threads) {
+            return chosen;
+        }
+        let done: Vec<bool> = self
+            .slices
+            .iter()
+            .map(|&m| on_disk(self, m) == OnDisk::Finished)
+            .collect();
+        let readers = Readers::new(&self.slices, &done);
+        let mut held: Vec<Material> = Vec::new();
+        for (i, &m) in self.slices.iter().enumerate() {
+            for &j in &readers.drop_before[i] {
+                held.retain(|&x| x != self.slices[j]);
+            }
+            let own = if !done[i] && self.maps_results(m, threads) {
+                wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size())
+            } else {
+                0
+            };
+            loop {
+                let disk: u64 = held
+                    .iter()
+                    .filter(|x| !chosen.contains(*x))
+                    .map(|&x| self.held_bytes(x))
+                    .sum::<u64>()
+                    + own;
+                if disk <= limit {
+                    break;
+                }
+                let Some(&big) = held
+                    .iter()
+                    .filter(|x| !chosen.contains(*x))
+                    .max_by_key(|&&x| (self.held_bytes(x), x))
+                else {
+                    break; // its own arrays alone pass the limit: the forecast says so
+                };
+                chosen.insert(big);
+            }
+            if readers.read[i] {
+                held.push(m);
+            }
+        }
+        chosen
     }
 
     /// Whether this build keeps finished slices in scratch files: its forecast, with every
@@ -976,6 +1074,8 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     let _watch = spill
         .as_ref()
         .map(|sp| sp.watch(plan.memory - plan.memory / 8));
+    // Finished slices read from their table files, where scratch files would not fit.
+    let tables = plan.from_tables(threads);
     let scratch = scratch_dir(plan);
     if spill.is_some() {
         std::fs::create_dir_all(&scratch).map_err(|source| BuildError::CreateDir {
@@ -988,7 +1088,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             .slices
             .iter()
             .enumerate()
-            .filter(|&(i, _)| done[i] && readers.read[i])
+            .filter(|&(i, m)| done[i] && readers.read[i] && !tables.contains(m))
             .flat_map(|(_, &m)| [scratch_path(plan, m, 0), scratch_path(plan, m, 1)])
             .flat_map(|p| {
                 let side = PathBuf::from(format!("{}.crc", p.display()));
@@ -1017,11 +1117,13 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
         if done[i] {
             obs.slice_start(i, total, m, 0);
+            // Read from its table file when needed, not held.
+            let held = readers.read[i] && !tables.contains(&m);
             let reused = match &spill {
-                Some(sp) if readers.read[i] => reuse_scratch(plan, &mut store, m, sp),
+                Some(sp) if held => reuse_scratch(plan, &mut store, m, sp),
                 _ => false,
             };
-            let loaded = if !readers.read[i] || reused {
+            let loaded = if !held || reused {
                 Ok(()) // finished, and nothing left to solve reads it (or mapped again)
             } else if plan.wld_only {
                 store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
@@ -1032,7 +1134,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 material: m,
                 message: e.to_string(),
             })?;
-            if let (Some(sp), true, false) = (&spill, readers.read[i], reused) {
+            if let (Some(sp), true, false) = (&spill, held, reused) {
                 spill_slice(plan, &mut store, m, sp)?;
             }
             let t = TableFile::open(
@@ -1092,8 +1194,11 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                 &mut store,
                 m,
                 (i, total),
-                readers.read[i],
-                spill.as_deref(),
+                Holding {
+                    keep: readers.read[i] && !tables.contains(&m),
+                    spill: spill.as_deref(),
+                    with_tables: !tables.is_empty(),
+                },
                 obs,
             )?;
             obs.slice_done(&st);
@@ -1230,6 +1335,19 @@ fn scratch_dir(plan: &Plan) -> PathBuf {
     }
 }
 
+/// Bytes of the scratch files a stopped build left in `plan`'s scratch folder (reused or
+/// removed when it runs again: free space, for its scratch limit).
+pub fn scratch_on_disk(plan: &Plan) -> u64 {
+    std::fs::read_dir(scratch_dir(plan))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .filter(|md| md.is_file())
+        .map(|md| md.len())
+        .sum()
+}
+
 /// Path of the scratch file of slice `m`, side `side`.
 fn scratch_path(plan: &Plan, m: Material, side: usize) -> PathBuf {
     scratch_dir(plan).join(format!("{}-{m}-{side}.wld2", plan.rules.name))
@@ -1310,17 +1428,57 @@ fn to_scratch(
     })
 }
 
-/// Solve slice `m` of a WLD-only build and write its file; the outcomes go to the store
-/// (memory, or scratch files under `spill`) if `keep`.
+/// Solve slice `m` of a WLD-only build with `method`, reading finished slices from `src`.
+fn solve_wld_from<S: Finished>(
+    plan: &Plan,
+    src: &S,
+    m: Material,
+    method: WldSolver,
+    mapped: Option<&MappedResults>,
+    obs: &dyn Observer,
+) -> Result<SolvedWld, BuildError> {
+    match method {
+        WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &|n| obs.progress(n)),
+        WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
+            &plan.rules,
+            src,
+            m,
+            method == WldSolver::GroupedSerial,
+            mapped,
+            &|n| obs.progress(n),
+        ),
+    }
+    .map_err(|e| BuildError::Solve {
+        material: m,
+        message: e.to_string(),
+    })
+}
+
+/// Where a WLD slice's solve reads finished slices from and keeps its own outcomes.
+struct Holding<'a> {
+    /// Keep the outcomes for later slices (in the store: memory, or scratch files under
+    /// `spill`).
+    keep: bool,
+    /// The build's scratch files, if it spills.
+    spill: Option<&'a Spill>,
+    /// Read finished slices the store does not hold from the directory's table files.
+    with_tables: bool,
+}
+
+/// Solve slice `m` of a WLD-only build and write its file, holding as `holding` says.
 fn solve_wld(
     plan: &Plan,
     store: &mut Store,
     m: Material,
     (i, total): (usize, usize),
-    keep: bool,
-    spill: Option<&Spill>,
+    holding: Holding,
     obs: &dyn Observer,
 ) -> Result<SliceStats, BuildError> {
+    let Holding {
+        keep,
+        spill,
+        with_tables,
+    } = holding;
     let symmetric = m == m.mirror();
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let threads = rayon::current_num_threads();
@@ -1338,21 +1496,23 @@ fn solve_wld(
         }
         _ => None,
     };
-    let solve = || match method {
-        WldSolver::Bits => solve_kings_wld(&plan.rules, store, m, &|n| obs.progress(n)),
-        WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
-            &plan.rules,
+    let solved = if with_tables {
+        // Slices the store does not hold come from the finished files of the directory.
+        let mut tb =
+            dtb_probe::Tablebase::with_cache_bytes(plan.rules, plan.table_cache_bytes() as usize);
+        tb.add_directory(&plan.out).map_err(|e| BuildError::Solve {
+            material: m,
+            message: e.to_string(),
+        })?;
+        let tables = TableSource::new(tb, ValueKind::Wld);
+        let src = Layered {
             store,
-            m,
-            method == WldSolver::GroupedSerial,
-            mapped.as_ref(),
-            &|n| obs.progress(n),
-        ),
-    };
-    let solved = solve().map_err(|e| BuildError::Solve {
-        material: m,
-        message: e.to_string(),
-    })?;
+            tables: &tables,
+        };
+        solve_wld_from(plan, &src, m, method, mapped.as_ref(), obs)
+    } else {
+        solve_wld_from(plan, &*store, m, method, mapped.as_ref(), obs)
+    }?;
     let solve_seconds = t0.elapsed().as_secs_f64();
     let SolvedWld {
         values: [mut v0, mut v1],

@@ -92,6 +92,12 @@ enum Command {
         /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
         #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
         memory: Option<u64>,
+        /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
+        /// finished slices would pass it reads the largest of them from their compressed
+        /// table files (slower look-ups) instead of scratch files. Default: the free space
+        /// of --out's file system (with the scratch files already there) less 1/8.
+        #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+        scratch_limit: Option<u64>,
         /// Build one slice alone (its material: white men, white kings, black men, black
         /// kings, e.g. 0404), from the finished slices it reads in --out; a missing one is
         /// an error naming it. --pieces is ignored.
@@ -292,6 +298,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             zstd,
             wld_only,
             memory,
+            scratch_limit,
             slice,
             with_deps,
             json,
@@ -319,6 +326,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             if let Some(m) = memory {
                 plan.memory = m;
             }
+            plan.scratch_limit = scratch_limit.or_else(|| {
+                let free = fs_free(&plan.out)? + build::scratch_on_disk(&plan);
+                Some(free - free / 8)
+            });
             if dry_run {
                 return gen_dry_run(plan, threads, json);
             }
@@ -620,6 +631,12 @@ fn gen_dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode>
     let available = build::available_memory();
     let fits = peak.0 <= plan.memory;
     let disk_peak = slices.iter().map(|f| f.disk_bytes).max().unwrap_or(0);
+    let mut from_tables: Vec<String> = plan
+        .from_tables(threads)
+        .into_iter()
+        .map(|m| m.to_string())
+        .collect();
+    from_tables.sort();
     let disk_free = fs_free(&plan.out);
     let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
     let fits = fits && disk_fits;
@@ -634,7 +651,7 @@ fn gen_dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode>
                 "positions": positions, "threads": threads,
                 "peak_bytes": peak.0, "peak_slice": peak_slice,
                 "budget_bytes": plan.memory, "scratch_peak_bytes": disk_peak,
-                "disk_free_bytes": disk_free,
+                "disk_free_bytes": disk_free, "from_tables": from_tables,
                 "available_bytes": available, "fits": fits,
             })
         );
@@ -659,9 +676,17 @@ fn gen_dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode>
             },
             if disk_peak > 0 {
                 format!(
-                    ", scratch files up to {} MiB on disk ({} free)",
+                    ", scratch files up to {} MiB on disk ({} free){}",
                     mib(disk_peak),
-                    disk_free.map_or("unknown".to_string(), |d| format!("{} MiB", d >> 20))
+                    disk_free.map_or("unknown".to_string(), |d| format!("{} MiB", d >> 20)),
+                    if from_tables.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} finished slices read from their table files",
+                            from_tables.len()
+                        )
+                    }
                 )
             } else {
                 String::new()

@@ -9,6 +9,8 @@ use dtb_probe::position::Position;
 use dtb_probe::tablebase::{ProbeError, Tablebase};
 use dtb_probe::value::{code_of_wld, DRAW, LOST};
 
+use crate::store::Store;
+
 /// The finished slices a solver reads.
 pub trait Finished: Sync {
     /// A look-up cache of one worker thread, kept from position to position.
@@ -51,6 +53,34 @@ impl Finished for TableSource {
             ValueKind::Wld => code_of_wld(self.tb.probe_wld(pos)?),
             ValueKind::Dtw => self.tb.probe_dtw(pos)?.plies.map_or(DRAW, |p| p + 1),
         })
+    }
+}
+
+/// The build's store first, then finished table files for the slices it does not hold: a
+/// build whose scratch files would not fit its disk reads some finished slices from their
+/// compressed files through `dtb-probe`'s block cache instead ([`crate::build::Plan::from_tables`]).
+pub struct Layered<'a> {
+    pub store: &'a Store,
+    pub tables: &'a TableSource,
+}
+
+/// Why [`Layered`] gave no value: the slice is in neither, or its file failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LayeredError {
+    #[error(transparent)]
+    Table(#[from] ProbeError),
+}
+
+impl Finished for Layered<'_> {
+    type Cache = <Store as Finished>::Cache;
+    type Error = LayeredError;
+
+    #[inline]
+    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<u16, LayeredError> {
+        match Finished::value(self.store, pos, cache) {
+            Ok(v) => Ok(v),
+            Err(_) => Ok(self.tables.value(pos, &mut ())?),
+        }
     }
 }
 

@@ -36,7 +36,9 @@ fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
 
 /// English 2-5 WLD with a large budget (everything in memory, kings only grouped) and with
 /// one small enough that finished slices go to scratch files and every slice of kings only
-/// is solved in bits: the same 45 files, byte for byte; no scratch file left behind.
+/// is solved in bits, the largest slices with men keep their own outcomes in mapped scratch
+/// files, and with scratch disk limited, finished slices are read from their table files:
+/// the same 45 files, byte for byte; no scratch file left behind.
 #[test]
 fn a_small_budget_writes_the_same_files() {
     let big = tempfile::tempdir().unwrap();
@@ -63,15 +65,42 @@ fn a_small_budget_writes_the_same_files() {
         "no 5-piece slice with men maps its outcomes at 110 MiB: {mapped:?}"
     );
     assert!(large.slices.iter().all(|&m| !large.maps_results(m, 2)));
+    // And with scratch files limited to 1 MiB: the largest finished slices are read from
+    // their table files instead.
+    let third = tempfile::tempdir().unwrap();
+    let mut tabled = wld_plan(5, third.path(), 110 << 20);
+    tabled.scratch_limit = Some(1 << 20);
+    let from_tables = tabled.from_tables(2);
+    assert!(
+        from_tables.len() >= 3 && from_tables.iter().any(|m| m.pieces() == 4),
+        "{from_tables:?}"
+    );
+    let peak_disk = tabled
+        .forecast(2)
+        .iter()
+        .map(|f| f.disk_bytes)
+        .max()
+        .unwrap();
+    let untabled_disk = tight
+        .forecast(2)
+        .iter()
+        .map(|f| f.disk_bytes)
+        .max()
+        .unwrap();
+    assert!(peak_disk < untabled_disk, "{peak_disk} vs {untabled_disk}");
     build::run(&large, &Quiet).unwrap();
     build::run(&tight, &Quiet).unwrap();
-    let (a, b) = (wld_files(big.path()), wld_files(small.path()));
+    build::run(&tabled, &Quiet).unwrap();
+    let a = wld_files(big.path());
     assert_eq!(a.len(), 45);
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
-    for (name, bytes) in &a {
-        assert!(bytes == &b[name], "{name} differs");
+    for b in [wld_files(small.path()), wld_files(third.path())] {
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+        for (name, bytes) in &a {
+            assert!(bytes == &b[name], "{name} differs");
+        }
     }
     assert!(!small.path().join(SCRATCH_DIR).exists());
+    assert!(!third.path().join(SCRATCH_DIR).exists());
 }
 
 /// A budget too small for some slice is refused before any slice is solved, naming it.
