@@ -511,7 +511,7 @@ impl Plan {
 /// Bytes of the grouped WLD solver's own arrays for a slice of `n` positions a side: the
 /// outcomes (2 bits) and capture flags (1 bit) of both sides ([`solve_memory_wld`] counts
 /// them).
-fn wld_results_bytes(n: u64) -> u64 {
+pub fn wld_results_bytes(n: u64) -> u64 {
     2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8)
 }
 
