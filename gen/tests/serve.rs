@@ -32,6 +32,26 @@ fn english() -> &'static Path {
     DIR.get_or_init(|| build_tables(Rules::ENGLISH, 4, "dtb-serve-english-4"))
 }
 
+/// Russian 2-3 tables, built once per run (a second variant; its 5-piece capture positions
+/// that take two pieces are answered from them too).
+fn russian() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_tables(Rules::by_name("russian").unwrap(), 3, "dtb-serve-russian-3"))
+}
+
+fn two_variant_server() -> Server {
+    Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+    ])
+}
+
 /// A copy of the table files of `dir`.
 fn copy_of(dir: &Path) -> tempfile::TempDir {
     let copy = tempfile::tempdir().unwrap();
@@ -551,17 +571,7 @@ fn slow_and_many_clients() {
 
 #[test]
 fn two_variants_at_once() {
-    let russian = build_tables(Rules::by_name("russian").unwrap(), 3, "dtb-serve-russian-3");
-    let server = Server::start(&[
-        "--dir",
-        english().to_str().unwrap(),
-        "--variant",
-        "english",
-        "--dir",
-        russian.to_str().unwrap(),
-        "--variant",
-        "russian",
-    ]);
+    let server = two_variant_server();
     let (_, v) = server.api("/api/v1/variants");
     let names: Vec<&str> = v["variants"]
         .as_array()
@@ -570,7 +580,7 @@ fn two_variants_at_once() {
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["english", "russian"]);
-    let rtb = Tablebase::open(&russian, Rules::by_name("russian").unwrap()).unwrap();
+    let rtb = Tablebase::open(russian(), Rules::by_name("russian").unwrap()).unwrap();
     for f in ["W:WK32:BK26", "W:W22,K31:BK3"] {
         let (s, v) = server.api(&format!("/api/v1/russian?fen={}", q(f)));
         assert_eq!(s, 200, "{v}");
@@ -727,7 +737,7 @@ fn browser_plays_a_move_by_clicking() {
              chromium chromium-driver), or set DTB_SKIP_BROWSER=1 to skip this test"
         );
     };
-    let server = english_server();
+    let server = two_variant_server();
     let port = free_port();
     let profile = tempfile::tempdir().unwrap();
     let child = Command::new(&driver_bin)
@@ -827,6 +837,65 @@ fn browser_plays_a_move_by_clicking() {
         .unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+
+    // A Russian king on 23 can take 12 and 3, or 16 and 7, to land on 21: clicking 23 then
+    // 21 offers both captures; choosing the second plays it.
+    let capture = "W:WK23:B8,K11,17,K19";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=russian&fen={}", server.addr, q(capture))}),
+    );
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{capture}'"
+    ));
+    let (_, v) = server.api(&format!("/api/v1/russian?fen={}", q(capture)));
+    let to21: Vec<&Value> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["from"] == 23 && m["to"] == 21)
+        .collect();
+    assert_eq!(to21.len(), 2, "{v}");
+    driver.click("rect[data-square=\"23\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"23\"]').classList.contains('selected')",
+    );
+    driver.click("rect[data-square=\"21\"]");
+    driver.wait_for("return !document.getElementById('choice').hidden");
+    let offered = driver.script(
+        "return Array.from(document.querySelectorAll('#choice button')).map(b => b.dataset.move)",
+    );
+    let mut offered: Vec<String> = offered
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    offered.sort();
+    assert_eq!(offered, ["23x12x3x21", "23x16x7x21"]);
+    let chosen = to21.iter().find(|m| m["move"] == "23x16x7x21").unwrap();
+    let after = chosen["fen_after"].as_str().unwrap();
+    driver.click("#choice button[data-move=\"23x16x7x21\"]");
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
+    ));
+    let listed = driver.moves_listed();
+    let (_, v) = server.api(&format!("/api/v1/russian?fen={}", q(after)));
+    let want: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want);
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-capture.png");
     std::fs::write(&path, &png).unwrap();
     eprintln!("screenshot: {}", path.display());
 }
