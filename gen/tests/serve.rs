@@ -39,6 +39,12 @@ fn russian() -> &'static Path {
     DIR.get_or_init(|| build_tables(Rules::by_name("russian").unwrap(), 3, "dtb-serve-russian-3"))
 }
 
+/// International (10x10) 2-3 tables, built once per run.
+fn international() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_tables(Rules::INTERNATIONAL, 3, "dtb-serve-international-3"))
+}
+
 fn two_variant_server() -> Server {
     Server::start(&[
         "--dir",
@@ -737,7 +743,20 @@ fn browser_plays_a_move_by_clicking() {
              chromium chromium-driver), or set DTB_SKIP_BROWSER=1 to skip this test"
         );
     };
-    let server = two_variant_server();
+    let server = Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+        "--dir",
+        international().to_str().unwrap(),
+        "--variant",
+        "international",
+    ]);
     let port = free_port();
     let profile = tempfile::tempdir().unwrap();
     let child = Command::new(&driver_bin)
@@ -896,6 +915,48 @@ fn browser_plays_a_move_by_clicking() {
         .decode(shot.as_str().unwrap())
         .unwrap();
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-capture.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+
+    // The 10x10 board: International 33-28 by clicking.
+    let start = "W:W33,K46:BK5";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=international&fen={}", server.addr, q(start))}),
+    );
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{start}'"
+    ));
+    assert_eq!(
+        driver.script("return document.querySelectorAll('rect[data-square]').length"),
+        json!(50)
+    );
+    let before = driver.moves_listed();
+    driver.click("rect[data-square=\"33\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"28\"]').classList.contains('target')",
+    );
+    driver.click("rect[data-square=\"28\"]");
+    let after = "B:W28,K46:BK5";
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
+    ));
+    let listed = driver.moves_listed();
+    assert_ne!(listed, before);
+    let (_, v) = server.api(&format!("/api/v1/international?fen={}", q(after)));
+    let want: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want);
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-10x10.png");
     std::fs::write(&path, &png).unwrap();
     eprintln!("screenshot: {}", path.display());
 }

@@ -281,3 +281,63 @@ fn example_fen(r: &Rules) -> String {
     let b = g.squares - 1 - 2 * g.half();
     format!("W:WK{}:BK{}", r.square_number(w), r.square_number(b))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn squares_of(rules: Rules) -> Vec<Value> {
+        let s = Served::new(Tablebase::new(rules));
+        let v = variants(std::iter::once(&s));
+        v["variants"][0]["squares"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn boards_in_each_numbering() {
+        // International: 50 squares, 1 at the top on the second column, 50 bottom right.
+        let sq = squares_of(Rules::INTERNATIONAL);
+        assert_eq!(sq.len(), 50);
+        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 1}));
+        assert_eq!(sq[5], json!({"number": 6, "row": 1, "col": 0}));
+        assert_eq!(sq[49], json!({"number": 50, "row": 9, "col": 8}));
+        // Italian: the mirrored board, 1 = a8 (top left), 32 = h1.
+        let it = Rules::by_name("italian").unwrap();
+        let sq = squares_of(it);
+        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 0}));
+        assert_eq!(sq[31], json!({"number": 32, "row": 7, "col": 7}));
+        // Spanish: numbered from White's side, 1 = h1 (bottom right), 4 = b1, 5 = g2.
+        let sq = squares_of(Rules::by_name("spanish").unwrap());
+        assert_eq!(sq[0], json!({"number": 1, "row": 7, "col": 7}));
+        assert_eq!(sq[3], json!({"number": 4, "row": 7, "col": 1}));
+        assert_eq!(sq[4], json!({"number": 5, "row": 6, "col": 6}));
+        // Every board: the playable squares are the dark ones, one per (row, col).
+        for r in Rules::PRESETS {
+            let sq = squares_of(*r);
+            let cells: std::collections::HashSet<(u64, u64)> = sq
+                .iter()
+                .map(|s| (s["row"].as_u64().unwrap(), s["col"].as_u64().unwrap()))
+                .collect();
+            assert_eq!(cells.len(), sq.len(), "{}", r.name);
+            let parity: std::collections::HashSet<u64> =
+                cells.iter().map(|(r, c)| (r + c) % 2).collect();
+            assert_eq!(parity.len(), 1, "{}: one colour of squares", r.name);
+        }
+    }
+
+    #[test]
+    fn fen_parameter_and_error_statuses() {
+        assert_eq!(fen_param(Some(" W:WK32:BK26 ")), Ok("W:WK32:BK26"));
+        assert_eq!(fen_param(None).unwrap_err().status(), 400);
+        assert_eq!(fen_param(Some("  ")).unwrap_err().status(), 400);
+        let long = "1".repeat(MAX_FEN_BYTES + 1);
+        assert_eq!(fen_param(Some(&long)).unwrap_err().status(), 400);
+        let e: ApiError = fen::parse("W:W1:B20", &Rules::ENGLISH).unwrap_err().into();
+        assert!(e.to_string().starts_with("illegal position"), "{e}");
+        let e: ApiError = ProbeError::GameOver.into();
+        assert_eq!(e.status(), 400);
+        // An empty tablebase: every position is a missing table, 404.
+        let s = Served::new(Tablebase::new(Rules::ENGLISH));
+        assert_eq!(position(&s, "W:WK32:BK26").unwrap_err().status(), 404);
+        assert_eq!(mainline(&s, "W:WK32:BK26").unwrap_err().status(), 404);
+    }
+}
