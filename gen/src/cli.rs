@@ -230,6 +230,21 @@ enum Command {
         #[arg(long, allow_hyphen_values = true)]
         sbatch_arg: Vec<String>,
     },
+    /// Serve a tablebase explorer over HTTP: a board page at / and a JSON API in the shape
+    /// of the lichess tablebase API (GET /api/v1/{variant}?fen=..., /api/v1/{variant}/mainline?fen=...,
+    /// /api/v1/variants). Runs until interrupted.
+    Serve {
+        /// Directory holding tables (repeatable: the Nth --dir goes with the Nth --variant;
+        /// two directories of one variant are served together).
+        #[arg(long, required = true)]
+        dir: Vec<PathBuf>,
+        /// Variant of each --dir, in order (default: english for every --dir).
+        #[arg(long)]
+        variant: Vec<String>,
+        /// Address to listen on (port 0: any free port; the address is printed).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+    },
     /// List the variant presets and their rule fields.
     Variants,
 }
@@ -417,6 +432,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             outln!("{}", text.trim_end());
             Ok(ExitCode::SUCCESS)
         }
+        Command::Serve {
+            dir,
+            variant,
+            listen,
+        } => serve(&dir, &variant, listen),
         Command::Variants => {
             for r in Rules::PRESETS {
                 outln!("{}", r.name);
@@ -1337,5 +1357,34 @@ fn perft_cmd(
             counting
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dtb serve`: pair each directory with its variant, open the tables (with the hints of
+/// `dtb probe` for a wrong directory), and serve them until interrupted.
+fn serve(dirs: &[PathBuf], variants: &[String], listen: std::net::SocketAddr) -> Result<ExitCode> {
+    if !variants.is_empty() && variants.len() != dirs.len() {
+        bail!(
+            "{} --dir and {} --variant given: give one --variant for each --dir (or none for english)",
+            dirs.len(),
+            variants.len()
+        );
+    }
+    let mut tables: Vec<Tablebase> = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let rules = rules_named(variants.get(i).map_or("english", String::as_str))?;
+        open_tables(dir, &rules)?;
+        match tables.iter_mut().find(|t| t.rules().name == rules.name) {
+            Some(tb) => {
+                tb.add_directory(dir)?;
+            }
+            None => tables.push(Tablebase::open(dir, rules)?),
+        }
+    }
+    let names: Vec<&str> = tables.iter().map(|t| t.rules().name).collect();
+    let names = names.join(", ");
+    dtb_serve::run(dtb_serve::Config::new(listen, tables), |addr| {
+        outln!("dtb serve: listening on http://{addr}/ ({names})");
+    })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,962 @@
+//! `dtb serve` against a running server: the real binary on a free port over English 2-4
+//! tables built here, asked over plain TCP (so that raw request targets reach it unchanged).
+//! Values are checked against the library; every error status is provoked. The browser test
+//! drives headless Chromium over WebDriver (chromedriver): it clicks a piece and its target
+//! square on the board and checks that the move list becomes the new position's.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use dtb_gen::build::{self, Plan, Quiet};
+use dtb_probe::{fen, Rules, Tablebase, Wld};
+use serde_json::{json, Value};
+
+const DTB: &str = env!("CARGO_BIN_EXE_dtb");
+
+fn build_tables(rules: Rules, pieces: u32, name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let plan = Plan::new(rules, pieces, &dir).expect("plan");
+    build::run(&plan, &Quiet).expect("build");
+    dir
+}
+
+/// English 2-4 tables, built once per run.
+fn english() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_tables(Rules::ENGLISH, 4, "dtb-serve-english-4"))
+}
+
+/// Russian 2-3 tables, built once per run (a second variant; its 5-piece capture positions
+/// that take two pieces are answered from them too).
+fn russian() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_tables(Rules::by_name("russian").unwrap(), 3, "dtb-serve-russian-3"))
+}
+
+/// International (10x10) 2-3 tables, built once per run.
+fn international() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| build_tables(Rules::INTERNATIONAL, 3, "dtb-serve-international-3"))
+}
+
+fn two_variant_server() -> Server {
+    Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+    ])
+}
+
+/// A copy of the table files of `dir`.
+fn copy_of(dir: &Path) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            std::fs::copy(&p, copy.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    copy
+}
+
+/// A `dtb serve` process; killed when dropped. Its standard error goes to `log`.
+struct Server {
+    child: Child,
+    addr: String,
+    log: PathBuf,
+    _logdir: tempfile::TempDir,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let logdir = tempfile::tempdir().unwrap();
+        let log = logdir.path().join("stderr.log");
+        let mut child = Command::new(DTB)
+            .arg("serve")
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|r| r.split('/').next())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no address in {line:?}; stderr: {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            })
+            .to_string();
+        Server {
+            child,
+            addr,
+            log,
+            _logdir: logdir,
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap()
+    }
+
+    fn get(&self, target: &str) -> Reply {
+        http(&self.addr, "GET", target, &[], "")
+    }
+
+    fn api(&self, target: &str) -> (u16, Value) {
+        let r = self.get(target);
+        (r.status, r.json())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "status {} body not JSON ({e}): {}",
+                self.status,
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// One HTTP/1.1 request on its own connection (`Connection: close`), the target sent as is.
+fn http(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !body.is_empty() || method == "POST" {
+        req.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap();
+    // Read up to the end of the header, then the body by its length (chromedriver keeps the
+    // connection open), by chunks, or to the end of the stream.
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    let split = loop {
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let n = s.read(&mut buf).unwrap();
+        assert!(
+            n > 0,
+            "no header end in {:?}",
+            String::from_utf8_lossy(&raw)
+        );
+        raw.extend_from_slice(&buf[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.lines();
+    let status: u16 = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let find = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = raw[split + 4..].to_vec();
+    if let Some(len) = find("content-length") {
+        let len: usize = len.parse().unwrap();
+        while body.len() < len {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "body cut at {} of {len} bytes", body.len());
+            body.extend_from_slice(&buf[..n]);
+        }
+        body.truncate(len);
+    } else if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        while !body.ends_with(b"0\r\n\r\n") {
+            let n = s.read(&mut buf).unwrap();
+            assert!(n > 0, "chunked body cut");
+            body.extend_from_slice(&buf[..n]);
+        }
+        body = dechunk(&body);
+    } else if method != "HEAD" && status != 204 && status != 304 {
+        s.read_to_end(&mut body).unwrap();
+    }
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let eol = raw.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size_text = String::from_utf8_lossy(&raw[..eol]).to_string();
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
+        raw = &raw[eol + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
+    }
+}
+
+/// A FEN as a query value (PDN FEN needs only `:` escaped, and `,` is kept as is).
+fn q(fen: &str) -> String {
+    fen.replace(':', "%3A")
+}
+
+fn english_server() -> Server {
+    Server::start(&["--dir", english().to_str().unwrap(), "--variant", "english"])
+}
+
+/// The position's value and every move's value after it, as the library gives them.
+#[test]
+fn positions_and_moves_have_the_library_values() {
+    let server = english_server();
+    let rules = Rules::ENGLISH;
+    let tb = Tablebase::open(english(), rules).unwrap();
+
+    let (status, v) = server.api(&format!("/api/v1/english?fen={}", q("W:WK32:BK26")));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["fen"], "W:WK32:BK26");
+    assert_eq!(v["wld"], "win");
+    assert_eq!(v["category"], "win");
+    assert_eq!(v["dtw"], 9, "README: win in 9 plies");
+    assert_eq!(v["side_to_move"], "white");
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves[0]["move"], "32-27", "README: best 32-27");
+    // The value after the best move is for Black: a loss in 8.
+    assert_eq!(moves[0]["wld"], "loss");
+    assert_eq!(moves[0]["dtw"], 8);
+    assert_eq!(moves[0]["fen_after"], "B:WK27:BK26");
+    assert_eq!(moves[0]["from"], 32);
+    assert_eq!(moves[0]["to"], 27);
+    // Every legal move is there, each with the library's value of the position after it.
+    let pos = fen::parse("W:WK32:BK26", &rules).unwrap();
+    let mut legal = Vec::new();
+    dtb_probe::movegen::legal_moves(
+        &rules,
+        &pos,
+        dtb_probe::movegen::Counting::Unique,
+        &mut legal,
+    );
+    assert_eq!(moves.len(), legal.len());
+    for m in moves {
+        let after = fen::parse(m["fen_after"].as_str().unwrap(), &rules).unwrap();
+        let d = tb.probe_dtw(&after).unwrap();
+        assert_eq!(m["wld"], d.wld.as_str(), "{m}");
+        let plies = if d.wld == Wld::Draw { None } else { d.plies };
+        assert_eq!(m["dtw"], json!(plies), "{m}");
+    }
+
+    // The same position with Black to move: a draw, no distance.
+    let (status, v) = server.api(&format!("/api/v1/english?fen={}", q("B:WK32:BK26")));
+    assert_eq!(status, 200);
+    assert_eq!((v["wld"].as_str(), &v["dtw"]), (Some("draw"), &Value::Null));
+    assert!(v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m["wld"] == "draw"));
+
+    // A capture position with men: the answer equals the library's for a sample of 3- and
+    // 4-piece positions, including the order (best first: the first move's value for the
+    // mover is the position's value).
+    for f in [
+        "W:W22:B18",
+        "B:W22:B18",
+        "W:W21,K30:B9,K5",
+        "B:W23,24:B12,K3",
+    ] {
+        let (status, v) = server.api(&format!("/api/v1/english?fen={}", q(f)));
+        assert_eq!(status, 200, "{f}: {v}");
+        let pos = fen::parse(f, &rules).unwrap();
+        let d = tb.probe_dtw(&pos).unwrap();
+        assert_eq!(v["wld"], d.wld.as_str(), "{f}");
+        let ranked = tb.probe_moves(&pos).unwrap();
+        let names: Vec<&str> = v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["move"].as_str().unwrap())
+            .collect();
+        let want: Vec<String> = ranked
+            .iter()
+            .map(|r| r.mv.to_pdn_for(&rules, false))
+            .collect();
+        assert_eq!(names, want, "{f}");
+    }
+
+    // The mainline: 9 plies to the end, each step one ply nearer, White the winner.
+    let (status, v) = server.api(&format!(
+        "/api/v1/english/mainline?fen={}",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["winner"], "white");
+    assert_eq!(v["cut"], false);
+    let line = v["mainline"].as_array().unwrap();
+    assert_eq!(line.len(), 9);
+    assert_eq!(line[0]["move"], "32-27");
+    for (i, step) in line.iter().enumerate() {
+        assert_eq!(step["dtw"], json!(8 - i), "{step}");
+        assert_eq!(step["wld"], if i % 2 == 0 { "loss" } else { "win" });
+    }
+    // A drawn mainline is cut after 40 plies.
+    let (_, v) = server.api(&format!(
+        "/api/v1/english/mainline?fen={}",
+        q("B:WK32:BK26")
+    ));
+    assert_eq!(v["winner"], Value::Null);
+    assert_eq!(v["cut"], true);
+    assert_eq!(v["mainline"].as_array().unwrap().len(), 40);
+}
+
+#[test]
+fn answers_are_cacheable_with_cors() {
+    let server = english_server();
+    let target = format!("/api/v1/english?fen={}", q("W:WK32:BK26"));
+    let r = http(
+        &server.addr,
+        "GET",
+        &target,
+        &[("Origin", "http://example.invalid")],
+        "",
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    assert!(r.header("cache-control").unwrap().contains("max-age=86400"));
+    assert!(r
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/json"));
+    // A CORS preflight is answered.
+    let r = http(
+        &server.addr,
+        "OPTIONS",
+        &target,
+        &[
+            ("Origin", "http://example.invalid"),
+            ("Access-Control-Request-Method", "GET"),
+        ],
+        "",
+    );
+    assert!(r.status == 200 || r.status == 204, "{}", r.status);
+    assert!(r
+        .header("access-control-allow-methods")
+        .unwrap()
+        .contains("GET"));
+
+    // The variants list draws the board: 32 squares, square 1 on the top row, column 1.
+    let (status, v) = server.api("/api/v1/variants");
+    assert_eq!(status, 200);
+    let e = &v["variants"][0];
+    assert_eq!(
+        (e["name"].as_str(), e["board"].as_u64()),
+        (Some("english"), Some(8))
+    );
+    assert_eq!(e["max_pieces"], 4);
+    let squares = e["squares"].as_array().unwrap();
+    assert_eq!(squares.len(), 32);
+    assert_eq!(squares[0], json!({"number": 1, "row": 0, "col": 1}));
+    assert_eq!(squares[31], json!({"number": 32, "row": 7, "col": 6}));
+
+    // The page and its assets come from the binary.
+    let r = server.get("/");
+    assert_eq!(r.status, 200);
+    assert!(r.header("content-type").unwrap().starts_with("text/html"));
+    let html = String::from_utf8(r.body).unwrap();
+    assert!(html.contains("<script src=\"/app.js\"></script>"));
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "no CDN"
+    );
+    for (path, kind) in [("/app.js", "text/javascript"), ("/style.css", "text/css")] {
+        let r = server.get(path);
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            r.header("content-type").unwrap().starts_with(kind),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn every_error_status() {
+    let copy = copy_of(english());
+    // Damage the King v King distance table: its positions fail, others do not.
+    let victim = copy.path().join("english-0101.dtw");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    let n = bytes.len();
+    for b in &mut bytes[n / 2..n / 2 + 16] {
+        *b ^= 0x5a;
+    }
+    std::fs::write(&victim, &bytes).unwrap();
+    let server = Server::start(&["--dir", copy.path().to_str().unwrap()]);
+    let err = |target: &str, status: u16, words: &str| {
+        let (s, v) = server.api(target);
+        assert_eq!(s, status, "{target}: {v}");
+        assert_eq!(v["status"], status, "{target}: {v}");
+        let msg = v["error"].as_str().unwrap();
+        assert!(msg.contains(words), "{target}: {msg:?} lacks {words:?}");
+        msg.to_string()
+    };
+    // 400: no FEN, a malformed FEN, an illegal position, a finished game, too long a FEN.
+    err("/api/v1/english", 400, "missing query parameter fen");
+    err("/api/v1/english?fen=", 400, "missing query parameter fen");
+    err(
+        &format!("/api/v1/english?fen={}", q("W:W33:B1")),
+        400,
+        "square 33",
+    );
+    err(
+        &format!("/api/v1/english?fen={}", q("X:W22:B1")),
+        400,
+        "side to move",
+    );
+    err("/api/v1/english?fen=W22B1", 400, "bad FEN");
+    err(
+        &format!("/api/v1/english?fen={}", q("W:W1:B20")),
+        400,
+        "illegal position",
+    );
+    err(
+        &format!("/api/v1/english?fen={}", q("W:W22:B")),
+        400,
+        "game is over",
+    );
+    err(
+        &format!("/api/v1/english?fen={}", "1".repeat(600)),
+        400,
+        "longer than 512",
+    );
+    err(
+        &format!("/api/v1/english/mainline?fen={}", q("W:W33:B1")),
+        400,
+        "square 33",
+    );
+    // 404: a position with no table, an unknown variant or page, paths that try to leave.
+    err(
+        &format!("/api/v1/english?fen={}", q("W:W29,30,31:B1,2")),
+        404,
+        "no wld table for slice",
+    );
+    err(
+        &format!("/api/v1/international?fen={}", q("W:WK32:BK26")),
+        404,
+        "no tables served for variant \"international\"",
+    );
+    err("/nothing-here", 404, "no such page");
+    for target in [
+        "/../../../../etc/passwd",
+        "/api/v1/..%2F..%2F..%2Fetc%2Fpasswd?fen=W",
+        "/api/v1/english/../../../etc/passwd",
+        "/static/%2e%2e/%2e%2e/etc/passwd",
+        "/english-0101.wld",
+    ] {
+        let r = server.get(target);
+        assert_eq!(r.status, 404, "{target}");
+        let body = String::from_utf8_lossy(&r.body);
+        assert!(!body.contains("root:"), "{target}");
+    }
+    // 414: a request target past 2048 bytes.
+    let r = server.get(&format!("/api/v1/english?fen={}", "1".repeat(3000)));
+    assert_eq!(r.status, 414);
+    // 500: a damaged table, for its positions only; the log names the file.
+    let msg = err(
+        &format!("/api/v1/english?fen={}", q("W:WK32:BK26")),
+        500,
+        "damaged",
+    );
+    assert!(!msg.contains('/'), "no server path in the answer: {msg}");
+    err(
+        &format!("/api/v1/english/mainline?fen={}", q("W:WK32:BK26")),
+        500,
+        "damaged",
+    );
+    assert!(
+        server.log().contains("english-0101.dtw"),
+        "log: {}",
+        server.log()
+    );
+    // A man against a man needs no King v King table until a man crowns.
+    let (s, v) = server.api(&format!("/api/v1/english?fen={}", q("W:W31:B2")));
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = server.api(&format!("/api/v1/english?fen={}", q("W:W22,K31:B9")));
+    assert_eq!(s, 200, "{v}");
+}
+
+#[test]
+fn slow_and_many_clients() {
+    let server = english_server();
+    // Twenty clients that send half a request header and stall.
+    let stalled: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = TcpStream::connect(&server.addr).unwrap();
+            s.write_all(b"GET /api/v1/english?fen=W%3AWK32").unwrap();
+            s
+        })
+        .collect();
+    let t = Instant::now();
+    let (s, _) = server.api(&format!("/api/v1/english?fen={}", q("W:WK32:BK26")));
+    assert_eq!(s, 200);
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    // Sixteen clients at once, forty requests each, all answered alike.
+    let fens = ["W:WK32:BK26", "B:WK32:BK26", "W:W22:B18", "W:W21,K30:B9,K5"];
+    let want: Vec<Value> = fens
+        .iter()
+        .map(|f| server.api(&format!("/api/v1/english?fen={}", q(f))).1)
+        .collect();
+    std::thread::scope(|scope| {
+        for t in 0..16 {
+            let (server, want) = (&server, &want);
+            scope.spawn(move || {
+                for i in 0..40 {
+                    let k = (t + i) % fens.len();
+                    let (s, v) = server.api(&format!("/api/v1/english?fen={}", q(fens[k])));
+                    assert_eq!(s, 200);
+                    assert_eq!(&v, &want[k]);
+                }
+            });
+        }
+    });
+    drop(stalled);
+}
+
+#[test]
+fn two_variants_at_once() {
+    let server = two_variant_server();
+    let (_, v) = server.api("/api/v1/variants");
+    let names: Vec<&str> = v["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["english", "russian"]);
+    let rtb = Tablebase::open(russian(), Rules::by_name("russian").unwrap()).unwrap();
+    for f in ["W:WK32:BK26", "W:W22,K31:BK3"] {
+        let (s, v) = server.api(&format!("/api/v1/russian?fen={}", q(f)));
+        assert_eq!(s, 200, "{v}");
+        let pos = fen::parse(f, rtb.rules()).unwrap();
+        assert_eq!(v["wld"], rtb.probe_wld(&pos).unwrap().as_str());
+    }
+    // A pair count mismatch is a usage error naming both counts.
+    let out = Command::new(DTB)
+        .args(["serve", "--dir", "a", "--dir", "b", "--variant", "english"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The browser test: headless Chromium over WebDriver.
+
+fn find_program(names: &[&str]) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for n in names {
+            let p = dir.join(n);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+struct Driver {
+    child: Child,
+    addr: String,
+    session: String,
+}
+
+impl Driver {
+    fn call(&self, method: &str, path: &str, body: Value) -> Value {
+        let body = if method == "POST" {
+            body.to_string()
+        } else {
+            String::new()
+        };
+        let r = http(&self.addr, method, path, &[], &body);
+        let v = r.json();
+        assert!(
+            r.status == 200,
+            "WebDriver {method} {path}: {} {v}",
+            r.status
+        );
+        v["value"].clone()
+    }
+    fn session(&self, method: &str, path: &str, body: Value) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+    fn script(&self, script: &str) -> Value {
+        self.session(
+            "POST",
+            "/execute/sync",
+            json!({"script": script, "args": []}),
+        )
+    }
+    /// Click the element matching a CSS selector: WebDriver's Element Click, which moves the
+    /// pointer to the element's centre and presses the mouse button there.
+    fn click(&self, css: &str) {
+        let e = self.session(
+            "POST",
+            "/element",
+            json!({"using": "css selector", "value": css}),
+        );
+        let id = e["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        self.session("POST", &format!("/element/{id}/click"), json!({}));
+    }
+    /// Wait until `script` returns true (at most 20 s).
+    fn wait_for(&self, script: &str) {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(20) {
+            if self.script(script) == json!(true) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!(
+            "timed out waiting for {script}; page state {}",
+            self.script("return document.body.dataset.state + ' ' + document.body.dataset.fen + ' ' + document.getElementById('status').textContent")
+        );
+    }
+    fn moves_listed(&self) -> Vec<String> {
+        let v = self.script(
+            "return Array.from(document.querySelectorAll('#moves li')).map(li => li.dataset.move)",
+        );
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                http(
+                    &self.addr,
+                    "DELETE",
+                    &format!("/session/{}", self.session),
+                    &[],
+                    "",
+                )
+            }));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn api_moves(server: &Server, fen: &str) -> Vec<String> {
+    let (s, v) = server.api(&format!("/api/v1/english?fen={}", q(fen)));
+    assert_eq!(s, 200);
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Needs Debian's `chromium` and `chromium-driver` (.ci/install-test-deps installs them);
+/// `DTB_SKIP_BROWSER=1` skips it where they cannot be installed.
+#[test]
+fn browser_plays_a_move_by_clicking() {
+    let driver_bin = find_program(&["chromedriver"]);
+    let chrome_bin = find_program(&["chromium", "chromium-browser", "google-chrome"]);
+    let (Some(driver_bin), Some(chrome_bin)) = (driver_bin, chrome_bin) else {
+        if std::env::var_os("DTB_SKIP_BROWSER").is_some() {
+            eprintln!("browser test skipped (DTB_SKIP_BROWSER): no chromedriver or chromium");
+            return;
+        }
+        panic!(
+            "chromedriver and chromium are needed: run .ci/install-test-deps (apt-get install \
+             chromium chromium-driver), or set DTB_SKIP_BROWSER=1 to skip this test"
+        );
+    };
+    let server = Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+        "--dir",
+        international().to_str().unwrap(),
+        "--variant",
+        "international",
+    ]);
+    let port = free_port();
+    let profile = tempfile::tempdir().unwrap();
+    let child = Command::new(&driver_bin)
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut driver = Driver {
+        child,
+        addr: format!("127.0.0.1:{port}"),
+        session: String::new(),
+    };
+    let t = Instant::now();
+    loop {
+        if TcpStream::connect(&driver.addr).is_ok() {
+            let r = http(&driver.addr, "GET", "/status", &[], "");
+            if r.status == 200 && r.json()["value"]["ready"] == json!(true) {
+                break;
+            }
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "chromedriver did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let caps = json!({"capabilities": {"alwaysMatch": {
+        "browserName": "chrome",
+        "goog:chromeOptions": {
+            "binary": chrome_bin.to_str().unwrap(),
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+                format!("--user-data-dir={}", profile.path().display()),
+                "--window-size=1100,820",
+            ]
+        }
+    }}});
+    let v = driver.call("POST", "/session", caps);
+    driver.session = v["sessionId"].as_str().unwrap().to_string();
+
+    let start = "W:WK32:BK26";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=english&fen={}", server.addr, q(start))}),
+    );
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{start}'"
+    ));
+    let before = driver.moves_listed();
+    assert_eq!(before, api_moves(&server, start));
+    assert_eq!(before[0], "32-27");
+
+    // Pick the white king up: its square is marked and its targets lit.
+    driver.click("rect[data-square=\"32\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"32\"]').classList.contains('selected') \
+         && document.querySelector('rect[data-square=\"27\"]').classList.contains('target')",
+    );
+    // Put it down on 27: the page asks for the new position and lists its moves.
+    driver.click("rect[data-square=\"27\"]");
+    let after = "B:WK27:BK26";
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
+    ));
+    let listed = driver.moves_listed();
+    assert_eq!(listed, api_moves(&server, after));
+    assert_ne!(listed, before);
+    // The URL holds the new position; the king is drawn on 27 and no longer on 32.
+    let url = driver.session("GET", "/url", json!({}));
+    assert!(
+        url.as_str().unwrap().contains("fen=B%3AWK27%3ABK26"),
+        "{url}"
+    );
+    assert_eq!(
+        driver.script(
+            "return [!!document.querySelector('[data-piece=\"27\"].white.king'), \
+             !!document.querySelector('[data-piece=\"32\"]')]"
+        ),
+        json!([true, false])
+    );
+    // Black's moves are coloured: every one loses here (value after it: a win for White).
+    assert_eq!(
+        driver.script("return Array.from(document.querySelectorAll('#moves li')).every(li => li.className === 'loss')"),
+        json!(true)
+    );
+    // Show the best line from here: the 8 plies left.
+    driver.click("#line-show");
+    driver.wait_for("return document.querySelectorAll('#line li').length === 8");
+
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+
+    // A Russian king on 23 can take 12 and 3, or 16 and 7, to land on 21: clicking 23 then
+    // 21 offers both captures; choosing the second plays it.
+    let capture = "W:WK23:B8,K11,17,K19";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=russian&fen={}", server.addr, q(capture))}),
+    );
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{capture}'"
+    ));
+    let (_, v) = server.api(&format!("/api/v1/russian?fen={}", q(capture)));
+    let to21: Vec<&Value> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["from"] == 23 && m["to"] == 21)
+        .collect();
+    assert_eq!(to21.len(), 2, "{v}");
+    driver.click("rect[data-square=\"23\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"23\"]').classList.contains('selected')",
+    );
+    driver.click("rect[data-square=\"21\"]");
+    driver.wait_for("return !document.getElementById('choice').hidden");
+    let offered = driver.script(
+        "return Array.from(document.querySelectorAll('#choice button')).map(b => b.dataset.move)",
+    );
+    let mut offered: Vec<String> = offered
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect();
+    offered.sort();
+    assert_eq!(offered, ["23x12x3x21", "23x16x7x21"]);
+    let chosen = to21.iter().find(|m| m["move"] == "23x16x7x21").unwrap();
+    let after = chosen["fen_after"].as_str().unwrap();
+    driver.click("#choice button[data-move=\"23x16x7x21\"]");
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
+    ));
+    let listed = driver.moves_listed();
+    let (_, v) = server.api(&format!("/api/v1/russian?fen={}", q(after)));
+    let want: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want);
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-capture.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+
+    // The 10x10 board: International 33-28 by clicking.
+    let start = "W:W33,K46:BK5";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=international&fen={}", server.addr, q(start))}),
+    );
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{start}'"
+    ));
+    assert_eq!(
+        driver.script("return document.querySelectorAll('rect[data-square]').length"),
+        json!(50)
+    );
+    let before = driver.moves_listed();
+    driver.click("rect[data-square=\"33\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"28\"]').classList.contains('target')",
+    );
+    driver.click("rect[data-square=\"28\"]");
+    let after = "B:W28,K46:BK5";
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
+    ));
+    let listed = driver.moves_listed();
+    assert_ne!(listed, before);
+    let (_, v) = server.api(&format!("/api/v1/international?fen={}", q(after)));
+    let want: Vec<&str> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, want);
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-10x10.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+}

@@ -1,0 +1,332 @@
+// dtb tablebase explorer: draws the board from /api/v1/variants, asks /api/v1/{variant}
+// for the position, plays moves by clicking (from square, then to square), steps through
+// the best line. The URL (?variant=&fen=) holds the position, so a link shares it.
+"use strict";
+
+const SIZE = 480; // board side in SVG units
+const SVG = "http://www.w3.org/2000/svg";
+
+const state = {
+  variants: new Map(), // name -> {name, board, squares: Map(number -> {row, col}), example}
+  variant: null,
+  fen: null,
+  data: null, // the API's answer for the position shown
+  selected: null, // square number of the piece picked up
+  lastMove: null, // the move that led here, to mark on the board
+  line: null, // {fens: [...], steps: [...], index}: the best line being stepped through
+};
+
+const $ = (id) => document.getElementById(id);
+
+function setStatus(text, isError) {
+  const s = $("status");
+  s.textContent = text;
+  s.className = isError ? "error" : "";
+}
+
+// PDN FEN "W:W18,K27:B3,K12" (ranges "1-4" allowed) -> {side, pieces: Map(number -> {color, king})}.
+function parseFen(fen) {
+  const fields = fen.trim().split(":");
+  const pieces = new Map();
+  const side = (fields[0] || "").trim().toUpperCase() === "B" ? "black" : "white";
+  for (const field of fields.slice(1)) {
+    const f = field.trim();
+    if (!f) continue;
+    const color = f[0].toUpperCase() === "B" ? "black" : "white";
+    for (let tok of f.slice(1).split(",")) {
+      tok = tok.trim();
+      if (!tok) continue;
+      let king = false;
+      if (tok[0].toUpperCase() === "K") {
+        king = true;
+        tok = tok.slice(1);
+      }
+      const range = tok.split("-");
+      const a = parseInt(range[0], 10);
+      const b = range.length > 1 ? parseInt(range[1], 10) : a;
+      if (Number.isNaN(a) || Number.isNaN(b)) continue;
+      for (let n = a; n <= b && n - a < 64; n++) pieces.set(n, { color, king });
+    }
+  }
+  return { side, pieces };
+}
+
+function el(name, attrs, parent) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+// Moves of the position shown that start on square `from`.
+function movesFrom(from) {
+  return state.data && state.data.moves ? state.data.moves.filter((m) => m.from === from) : [];
+}
+
+function drawBoard() {
+  const v = state.variants.get(state.variant);
+  const box = $("board");
+  box.textContent = "";
+  if (!v) return;
+  const n = v.board;
+  const cell = SIZE / n;
+  const svg = el("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, role: "img" }, box);
+  const dark = new Map(); // "row,col" -> number
+  for (const [num, sq] of v.squares) dark.set(`${sq.row},${sq.col}`, num);
+  const targets = new Set(state.selected === null ? [] : movesFrom(state.selected).map((m) => m.to));
+  const last = new Set(state.lastMove ? [state.lastMove.from, state.lastMove.to] : []);
+  for (let row = 0; row < n; row++) {
+    for (let col = 0; col < n; col++) {
+      const num = dark.get(`${row},${col}`);
+      const attrs = { x: col * cell, y: row * cell, width: cell, height: cell };
+      if (num === undefined) {
+        el("rect", { ...attrs, class: "light" }, svg);
+        continue;
+      }
+      let cls = "dark";
+      if (num === state.selected) cls += " selected";
+      else if (targets.has(num)) cls += " target";
+      else if (last.has(num)) cls += " last";
+      el("rect", { ...attrs, class: cls, "data-square": num }, svg);
+      const t = el("text", { x: col * cell + 3, y: row * cell + 11, class: "num" }, svg);
+      t.textContent = String(num);
+    }
+  }
+  const { pieces } = parseFen(state.fen || "");
+  for (const [num, p] of pieces) {
+    const sq = v.squares.get(num);
+    if (!sq) continue;
+    const cx = sq.col * cell + cell / 2;
+    const cy = sq.row * cell + cell / 2;
+    const g = el("g", { class: `piece ${p.color}${p.king ? " king" : ""}`, "data-piece": num }, svg);
+    el("circle", { cx, cy, r: cell * 0.38, "stroke-width": 2 }, g);
+    if (p.king) {
+      el("circle", { cx, cy, r: cell * 0.26, fill: "none", "stroke-width": 1.5 }, g);
+      const k = el("text", { x: cx, y: cy }, g);
+      k.textContent = "K";
+    }
+  }
+}
+
+// The value of a move for the mover, from the value after it (for the opponent).
+function moverResult(m) {
+  return m.wld === "loss" ? "win" : m.wld === "win" ? "loss" : "draw";
+}
+
+function describeMove(m) {
+  const r = moverResult(m);
+  if (r === "draw") return "draw";
+  return m.dtw === null || m.dtw === undefined ? r : `${r} · ${m.dtw} left`;
+}
+
+function describePosition(d) {
+  const side = d.side_to_move === "white" ? "White" : "Black";
+  if (d.game_over) return `${side} to move has no move: ${d.wld}`;
+  if (d.wld === "draw") return `${side} to move: draw`;
+  const dist = d.dtw === null ? "" : ` in ${d.dtw} plies`;
+  return `${side} to move: ${d.wld}${dist}`;
+}
+
+function renderMoves() {
+  const list = $("moves");
+  list.textContent = "";
+  const d = state.data;
+  $("value").textContent = d ? describePosition(d) : "";
+  if (!d) return;
+  for (const m of d.moves) {
+    const li = document.createElement("li");
+    li.className = moverResult(m);
+    li.dataset.move = m.move;
+    li.dataset.fenAfter = m.fen_after;
+    const a = document.createElement("span");
+    a.textContent = m.move;
+    const b = document.createElement("span");
+    b.textContent = describeMove(m);
+    li.append(a, b);
+    li.addEventListener("click", () => play(m));
+    list.appendChild(li);
+  }
+}
+
+function renderLine() {
+  const ol = $("line");
+  ol.textContent = "";
+  if (!state.line) return;
+  state.line.steps.forEach((s, i) => {
+    const li = document.createElement("li");
+    li.className = moverResult(s) + (i + 1 === state.line.index ? " current" : "");
+    li.textContent = `${s.move}  ${describeMove(s)}`;
+    li.dataset.move = s.move;
+    li.addEventListener("click", () => stepTo(i + 1));
+    ol.appendChild(li);
+  });
+  if (state.line.cut) {
+    const li = document.createElement("li");
+    li.textContent = "… a draw: line cut";
+    ol.appendChild(li);
+  }
+}
+
+function hideChoice() {
+  const c = $("choice");
+  c.hidden = true;
+  c.textContent = "";
+}
+
+// Several captures from one square to another taking different pieces: let the user pick.
+function offerChoice(moves) {
+  const c = $("choice");
+  c.textContent = "Which capture? ";
+  for (const m of moves) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = `${[m.from, ...m.path].join("x")} (takes ${m.captures.join(", ")})`;
+    b.dataset.move = m.move;
+    b.addEventListener("click", () => play(m));
+    c.appendChild(b);
+  }
+  c.hidden = false;
+}
+
+function onSquare(num) {
+  hideChoice();
+  if (state.selected !== null) {
+    const ms = movesFrom(state.selected).filter((m) => m.to === num);
+    if (ms.length === 1) return play(ms[0]);
+    if (ms.length > 1) return offerChoice(ms);
+  }
+  state.selected = movesFrom(num).length > 0 && num !== state.selected ? num : null;
+  drawBoard();
+}
+
+function play(m) {
+  state.lastMove = m;
+  goto(m.fen_after, true);
+}
+
+function stepTo(i) {
+  const line = state.line;
+  if (!line || i < 0 || i >= line.fens.length) return;
+  line.index = i;
+  state.lastMove = i > 0 ? line.steps[i - 1] : null;
+  goto(line.fens[i], true);
+}
+
+function urlFor(variant, fen) {
+  const q = new URLSearchParams({ variant, fen });
+  return `${location.pathname}?${q.toString()}`;
+}
+
+async function getJson(url) {
+  const r = await fetch(url);
+  let body = null;
+  try {
+    body = await r.json();
+  } catch (e) {
+    body = { error: `HTTP ${r.status}` };
+  }
+  return { ok: r.ok, status: r.status, body };
+}
+
+// Show position `fen`: ask the API, draw, list moves; `push` adds a history entry.
+async function goto(fen, push) {
+  document.body.dataset.state = "loading";
+  state.selected = null;
+  hideChoice();
+  if (state.line && state.line.fens.indexOf(fen) < 0) state.line = null;
+  else if (state.line) state.line.index = state.line.fens.indexOf(fen);
+  const url = urlFor(state.variant, fen);
+  if (push) history.pushState({ variant: state.variant, fen }, "", url);
+  else history.replaceState({ variant: state.variant, fen }, "", url);
+  $("fen").value = fen;
+  const r = await getJson(`/api/v1/${encodeURIComponent(state.variant)}?fen=${encodeURIComponent(fen)}`);
+  if (r.ok) {
+    state.data = r.body;
+    state.fen = r.body.fen;
+    setStatus("", false);
+  } else {
+    state.data = null;
+    state.fen = fen;
+    setStatus(`${r.status}: ${r.body.error}`, true);
+  }
+  drawBoard();
+  renderMoves();
+  renderLine();
+  document.body.dataset.fen = state.fen;
+  document.body.dataset.state = r.ok ? "ready" : "error";
+}
+
+async function showLine() {
+  const fen = state.fen;
+  const r = await getJson(
+    `/api/v1/${encodeURIComponent(state.variant)}/mainline?fen=${encodeURIComponent(fen)}`,
+  );
+  if (!r.ok) {
+    setStatus(`${r.status}: ${r.body.error}`, true);
+    return;
+  }
+  state.line = {
+    fens: [r.body.fen, ...r.body.mainline.map((s) => s.fen_after)],
+    steps: r.body.mainline,
+    index: 0,
+    cut: r.body.cut,
+  };
+  renderLine();
+}
+
+function lineStep(delta) {
+  if (state.line) return stepTo(state.line.index + delta);
+  if (delta > 0 && state.data && state.data.moves.length > 0) return play(state.data.moves[0]);
+  if (delta < 0) history.back();
+}
+
+function fromUrl() {
+  const q = new URLSearchParams(location.search);
+  let variant = q.get("variant");
+  if (!state.variants.has(variant)) variant = state.variants.keys().next().value;
+  state.variant = variant;
+  $("variant").value = variant;
+  return q.get("fen") || state.variants.get(variant).example;
+}
+
+async function start() {
+  const r = await getJson("/api/v1/variants");
+  if (!r.ok) {
+    setStatus(`cannot list variants: ${r.body.error}`, true);
+    return;
+  }
+  const select = $("variant");
+  for (const v of r.body.variants) {
+    state.variants.set(v.name, { ...v, squares: new Map(v.squares.map((s) => [s.number, s])) });
+    const o = document.createElement("option");
+    o.value = v.name;
+    o.textContent = `${v.name} (${v.board}x${v.board}, up to ${v.max_pieces} pieces)`;
+    select.appendChild(o);
+  }
+  select.addEventListener("change", () => {
+    state.variant = select.value;
+    state.line = null;
+    state.lastMove = null;
+    goto(state.variants.get(state.variant).example, true);
+  });
+  $("board").addEventListener("click", (e) => {
+    const sq = e.target.closest("[data-square]");
+    if (sq) onSquare(parseInt(sq.dataset.square, 10));
+  });
+  $("fen-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    state.lastMove = null;
+    goto($("fen").value.trim(), true);
+  });
+  $("line-show").addEventListener("click", showLine);
+  $("line-next").addEventListener("click", () => lineStep(1));
+  $("line-back").addEventListener("click", () => lineStep(-1));
+  $("line-start").addEventListener("click", () => state.line && stepTo(0));
+  window.addEventListener("popstate", () => {
+    state.lastMove = null;
+    goto(fromUrl(), false);
+  });
+  goto(fromUrl(), false);
+}
+
+start();

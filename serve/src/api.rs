@@ -1,0 +1,343 @@
+//! The answers of the JSON API, computed synchronously from a [`Tablebase`] (the server runs
+//! them off the async executor). Shapes are documented in README.md ("dtb serve").
+
+use dtb_probe::fen::{self, FenError};
+use dtb_probe::format::ValueKind;
+use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
+use dtb_probe::{Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
+use serde_json::{json, Value};
+
+/// Longest FEN the API reads, in bytes (a 10x10 FEN with every square listed is under 200).
+pub const MAX_FEN_BYTES: usize = 512;
+
+/// Most plies a mainline of a drawn position plays before it is cut (`"cut": true`).
+pub const DRAW_LINE_PLIES: usize = 40;
+
+/// One variant's tables, as served under `/api/v1/{name}`.
+pub struct Served {
+    /// The variant's rules (its name is the path segment).
+    pub rules: Rules,
+    /// Its tables, from one or more directories.
+    pub tb: Tablebase,
+    /// Whether any DTW table is there: without, distances are `null` and moves are ranked by
+    /// outcome only (a `--wld-only` build).
+    pub has_dtw: bool,
+}
+
+impl Served {
+    /// Wrap a tablebase for serving.
+    pub fn new(tb: Tablebase) -> Served {
+        Served {
+            rules: *tb.rules(),
+            has_dtw: !tb.materials(ValueKind::Dtw).is_empty(),
+            tb,
+        }
+    }
+}
+
+/// Why a request got no answer: the HTTP status follows from the kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// 400: no FEN, a malformed FEN, an illegal position, a finished game.
+    #[error("{0}")]
+    BadRequest(String),
+    /// 404: an unknown variant, or a position (or one its moves lead to) with no table.
+    #[error("{0}")]
+    NotFound(String),
+    /// 500: a damaged or foreign table. `public` goes to the client, `log` (which names the
+    /// file) to the server's log only.
+    #[error("{public}")]
+    Internal { public: String, log: String },
+}
+
+impl ApiError {
+    /// The HTTP status code.
+    pub fn status(&self) -> u16 {
+        match self {
+            ApiError::BadRequest(_) => 400,
+            ApiError::NotFound(_) => 404,
+            ApiError::Internal { .. } => 500,
+        }
+    }
+}
+
+impl From<FenError> for ApiError {
+    fn from(e: FenError) -> ApiError {
+        match e {
+            FenError::Position(p) => ApiError::BadRequest(format!("illegal position: {p}")),
+            e => ApiError::BadRequest(format!("bad FEN: {e}")),
+        }
+    }
+}
+
+impl From<ProbeError> for ApiError {
+    fn from(e: ProbeError) -> ApiError {
+        match e {
+            ProbeError::IllegalPosition(_) | ProbeError::GameOver => {
+                ApiError::BadRequest(e.to_string())
+            }
+            ProbeError::MissingTable { .. } => ApiError::NotFound(e.to_string()),
+            ProbeError::Table(_) | ProbeError::Mismatch { .. } | ProbeError::Directory { .. } => {
+                ApiError::Internal {
+                    public:
+                        "a table this position needs is damaged (the server log names the file)"
+                            .to_string(),
+                    log: e.to_string(),
+                }
+            }
+        }
+    }
+}
+
+/// The FEN of a request, checked for presence and length.
+pub fn fen_param(fen: Option<&str>) -> Result<&str, ApiError> {
+    let f = fen
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .ok_or_else(|| ApiError::BadRequest("missing query parameter fen".to_string()))?;
+    if f.len() > MAX_FEN_BYTES {
+        return Err(ApiError::BadRequest(format!(
+            "FEN longer than {MAX_FEN_BYTES} bytes"
+        )));
+    }
+    Ok(f)
+}
+
+fn plies(d: Dtw) -> Option<u16> {
+    if d.wld == Wld::Draw {
+        None
+    } else {
+        d.plies
+    }
+}
+
+fn numbers(rules: &Rules, squares: &[u8]) -> Vec<u32> {
+    squares.iter().map(|&s| rules.square_number(s)).collect()
+}
+
+fn move_json(s: &Served, pos: &Position, m: &Move, all: &[Move], after: Dtw) -> Value {
+    let r = &s.rules;
+    let dtw = if s.has_dtw { plies(after) } else { None };
+    json!({
+        "move": pdn_in_for(r, m, all),
+        "fen_after": fen::write_for(&m.apply_unchecked(pos), r),
+        "wld": after.wld.as_str(),
+        "dtw": dtw,
+        "category": after.wld.as_str(),
+        "from": r.square_number(m.from),
+        "to": r.square_number(m.to),
+        "path": numbers(r, m.path()),
+        "captures": numbers(r, m.taken()),
+        "crowned": m.crowned,
+    })
+}
+
+fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// `GET /api/v1/{variant}?fen=`: the position's value and every legal move, best first, each
+/// with the value of the position after it for its side to move (as lichess gives it).
+///
+/// # Errors
+/// [`ApiError`]: 400 for a malformed FEN or an illegal position, 404 for a missing table,
+/// 500 for a damaged one.
+pub fn position(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
+    let pos = fen::parse(fen_text, &s.rules)?;
+    let wld = s.tb.probe_wld(&pos)?;
+    let ranked = if s.has_dtw {
+        s.tb.probe_moves(&pos)?
+    } else {
+        s.tb.probe_moves_wld(&pos)?
+    };
+    let dtw = match (s.has_dtw, ranked.first()) {
+        (false, _) => None,
+        (true, Some(best)) => {
+            let v = best.for_mover();
+            if v.wld != wld {
+                return Err(ApiError::Internal {
+                    public: "the WLD and DTW tables disagree on this position".to_string(),
+                    log: format!(
+                        "{}: WLD says {wld}, DTW {} (run dtb verify)",
+                        fen_text, v.wld
+                    ),
+                });
+            }
+            plies(v)
+        }
+        (true, None) => plies(s.tb.probe_dtw(&pos)?),
+    };
+    let mut all = Vec::new();
+    legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
+    let moves: Vec<Value> = ranked
+        .iter()
+        .map(|r| move_json(s, &pos, &r.mv, &all, r.after))
+        .collect();
+    Ok(json!({
+        "fen": fen::write_for(&pos, &s.rules),
+        "variant": s.rules.name,
+        "side_to_move": side_name(pos.side_to_move()),
+        "wld": wld.as_str(),
+        "dtw": dtw,
+        "category": wld.as_str(),
+        "game_over": moves.is_empty(),
+        "moves": moves,
+    }))
+}
+
+/// `GET /api/v1/{variant}/mainline?fen=`: the best line to the end of the game (a drawn
+/// position: [`DRAW_LINE_PLIES`] plies, then `"cut": true`). Each step is a move as in
+/// [`position`]'s list. Needs DTW tables (404 without).
+///
+/// # Errors
+/// As [`position`].
+pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
+    let mut pos = fen::parse(fen_text, &s.rules)?;
+    let start_wld = s.tb.probe_wld(&pos)?;
+    if !s.has_dtw {
+        return Err(ApiError::NotFound(format!(
+            "no dtw tables for {}: a mainline needs distances (this is a WLD-only build)",
+            s.rules.name
+        )));
+    }
+    let start = s.tb.probe_dtw(&pos)?;
+    let limit = match plies(start) {
+        Some(p) => p as usize,
+        None => DRAW_LINE_PLIES,
+    };
+    let winner = match start_wld {
+        Wld::Win => Some(side_name(pos.side_to_move())),
+        Wld::Loss => Some(side_name(pos.side_to_move().opponent())),
+        Wld::Draw => None,
+    };
+    let start_fen = fen::write_for(&pos, &s.rules);
+    let mut line = Vec::new();
+    let mut all = Vec::new();
+    while line.len() < limit {
+        let ranked = s.tb.probe_moves(&pos)?;
+        let Some(best) = ranked.first() else { break };
+        all.clear();
+        legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
+        line.push(move_json(s, &pos, &best.mv, &all, best.after));
+        pos = best.mv.apply_unchecked(&pos);
+        if pos.pieces(pos.side_to_move().opponent()) == 0 {
+            break; // cannot happen after a move, kept as a guard for the probe's GameOver
+        }
+    }
+    let cut = start.wld == Wld::Draw && line.len() == limit;
+    Ok(json!({
+        "fen": start_fen,
+        "variant": s.rules.name,
+        "wld": start_wld.as_str(),
+        "dtw": plies(start),
+        "winner": winner,
+        "mainline": line,
+        "cut": cut,
+    }))
+}
+
+/// `GET /api/v1/variants`: what the page needs to draw each served board: the variant, board
+/// side, largest piece count, whether distances are there, a sample position, and every
+/// playable square's number with its row and column on screen (row 0 at the top, Black's
+/// side; White plays up the board).
+pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
+    let list: Vec<Value> = served
+        .map(|s| {
+            let r = &s.rules;
+            let g = r.geometry();
+            let mirrored = r.numbering != dtb_probe::rules::Numbering::Standard;
+            let mut squares: Vec<Value> = (0..g.squares)
+                .map(|sq| {
+                    let (row, col) = g.coords(sq);
+                    let col = if mirrored { g.size - 1 - col } else { col };
+                    json!({"number": r.square_number(sq), "row": row, "col": col})
+                })
+                .collect();
+            squares.sort_by_key(|v| v["number"].as_u64());
+            json!({
+                "name": r.name,
+                "board": r.board,
+                "max_pieces": s.tb.max_pieces(),
+                "dtw": s.has_dtw,
+                "example": example_fen(r),
+                "squares": squares,
+            })
+        })
+        .collect();
+    json!({ "variants": list })
+}
+
+/// A king each, White's on its highest-numbered internal square (the bottom-right corner)
+/// and Black's two rows above it, White to move: a two-piece position every build holds.
+fn example_fen(r: &Rules) -> String {
+    if r.name == "english" {
+        return "W:WK32:BK26".to_string(); // "taking the move", README's example
+    }
+    let g = r.geometry();
+    let w = g.squares - 1;
+    let b = g.squares - 1 - 2 * g.half();
+    format!("W:WK{}:BK{}", r.square_number(w), r.square_number(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn squares_of(rules: Rules) -> Vec<Value> {
+        let s = Served::new(Tablebase::new(rules));
+        let v = variants(std::iter::once(&s));
+        v["variants"][0]["squares"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn boards_in_each_numbering() {
+        // International: 50 squares, 1 at the top on the second column, 50 bottom right.
+        let sq = squares_of(Rules::INTERNATIONAL);
+        assert_eq!(sq.len(), 50);
+        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 1}));
+        assert_eq!(sq[5], json!({"number": 6, "row": 1, "col": 0}));
+        assert_eq!(sq[49], json!({"number": 50, "row": 9, "col": 8}));
+        // Italian: the mirrored board, 1 = a8 (top left), 32 = h1.
+        let it = Rules::by_name("italian").unwrap();
+        let sq = squares_of(it);
+        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 0}));
+        assert_eq!(sq[31], json!({"number": 32, "row": 7, "col": 7}));
+        // Spanish: numbered from White's side, 1 = h1 (bottom right), 4 = b1, 5 = g2.
+        let sq = squares_of(Rules::by_name("spanish").unwrap());
+        assert_eq!(sq[0], json!({"number": 1, "row": 7, "col": 7}));
+        assert_eq!(sq[3], json!({"number": 4, "row": 7, "col": 1}));
+        assert_eq!(sq[4], json!({"number": 5, "row": 6, "col": 6}));
+        // Every board: the playable squares are the dark ones, one per (row, col).
+        for r in Rules::PRESETS {
+            let sq = squares_of(*r);
+            let cells: std::collections::HashSet<(u64, u64)> = sq
+                .iter()
+                .map(|s| (s["row"].as_u64().unwrap(), s["col"].as_u64().unwrap()))
+                .collect();
+            assert_eq!(cells.len(), sq.len(), "{}", r.name);
+            let parity: std::collections::HashSet<u64> =
+                cells.iter().map(|(r, c)| (r + c) % 2).collect();
+            assert_eq!(parity.len(), 1, "{}: one colour of squares", r.name);
+        }
+    }
+
+    #[test]
+    fn fen_parameter_and_error_statuses() {
+        assert_eq!(fen_param(Some(" W:WK32:BK26 ")), Ok("W:WK32:BK26"));
+        assert_eq!(fen_param(None).unwrap_err().status(), 400);
+        assert_eq!(fen_param(Some("  ")).unwrap_err().status(), 400);
+        let long = "1".repeat(MAX_FEN_BYTES + 1);
+        assert_eq!(fen_param(Some(&long)).unwrap_err().status(), 400);
+        let e: ApiError = fen::parse("W:W1:B20", &Rules::ENGLISH).unwrap_err().into();
+        assert!(e.to_string().starts_with("illegal position"), "{e}");
+        let e: ApiError = ProbeError::GameOver.into();
+        assert_eq!(e.status(), 400);
+        // An empty tablebase: every position is a missing table, 404.
+        let s = Served::new(Tablebase::new(Rules::ENGLISH));
+        assert_eq!(position(&s, "W:WK32:BK26").unwrap_err().status(), 404);
+        assert_eq!(mainline(&s, "W:WK32:BK26").unwrap_err().status(), 404);
+    }
+}

@@ -1,0 +1,360 @@
+//! `dtb serve`: a tablebase explorer over HTTP. A JSON API in the shape of the lichess
+//! tablebase API (`/api/v1/{variant}?fen=`, `/api/v1/{variant}/mainline?fen=`,
+//! `/api/v1/variants`) and a board page at `/` whose assets are built into the binary.
+//!
+//! This crate depends on `dtb-probe` only: the `dtb` command (dtb-gen) calls [`run`], and
+//! the HTTP stack (axum, hyper, tokio, tower-http) stays out of the generator's code.
+//!
+//! Serving: each connection is its own task (a slow client holds up no one), a request's
+//! header must arrive within [`HEADER_TIMEOUT`], a request within [`REQUEST_TIMEOUT`] (408),
+//! bodies are refused past [`MAX_BODY_BYTES`] and request targets past [`MAX_URI_BYTES`]
+//! (414); at most [`MAX_CONNECTIONS`] connections are served at once (more wait in the
+//! kernel's backlog). Probes run on tokio's blocking pool, at most [`Config::probe_threads`]
+//! at a time, never on the executor. Files are read only through the [`Tablebase`]s given,
+//! which list their directories at start-up: nothing in a request names a file.
+//!
+//! ```no_run
+//! use dtb_probe::{Rules, Tablebase};
+//! let tb = Tablebase::open("tables", Rules::ENGLISH)?;
+//! let config = dtb_serve::Config::new("127.0.0.1:8080".parse()?, vec![tb]);
+//! dtb_serve::run(config, |addr| println!("listening on http://{addr}"))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod api;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use dtb_probe::Tablebase;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::Semaphore;
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+
+pub use api::{ApiError, Served};
+
+/// Longest request target (path and query) served, in bytes; longer ones get 414.
+pub const MAX_URI_BYTES: usize = 2048;
+/// Largest request body accepted, in bytes (the API takes none; more gets 413).
+pub const MAX_BODY_BYTES: usize = 1024;
+/// Time a client has to send a request's header before its connection is closed.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time a request may take from its header to its answer (queueing for a probe included);
+/// past it the answer is 408.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+/// Connections served at once.
+pub const MAX_CONNECTIONS: usize = 4096;
+
+/// `Cache-Control` of a position's answer: tables do not change while served.
+const CACHE_OK: &str = "public, max-age=86400";
+/// `Cache-Control` of a 400 or 404 answer (a 404 may change when tables are added and the
+/// server restarted).
+const CACHE_CLIENT_ERROR: &str = "public, max-age=300";
+
+/// What to serve and how.
+pub struct Config {
+    /// Address to listen on (port 0: any free port, see [`run`]'s `on_listen`).
+    pub listen: SocketAddr,
+    /// One tablebase per variant (its rules name the path `/api/v1/{name}`).
+    pub tables: Vec<Tablebase>,
+    /// Probes running at once on the blocking pool (default: twice the cores).
+    pub probe_threads: usize,
+}
+
+impl Config {
+    /// Serve `tables` on `listen` with the default probe concurrency.
+    pub fn new(listen: SocketAddr, tables: Vec<Tablebase>) -> Config {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Config {
+            listen,
+            tables,
+            probe_threads: 2 * cores,
+        }
+    }
+}
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Two tablebases for one variant (add both directories to one [`Tablebase`]).
+    #[error("variant {0} is given twice")]
+    DuplicateVariant(String),
+    /// No tablebase given.
+    #[error("nothing to serve: no tables given")]
+    Empty,
+    /// The runtime could not start, or the address could not be bound.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+struct App {
+    variants: BTreeMap<&'static str, Arc<Served>>,
+    probes: Arc<Semaphore>,
+}
+
+/// Serve until interrupted (Ctrl-C): binds `config.listen`, calls `on_listen` with the bound
+/// address (the port chosen where it was 0), then answers requests.
+///
+/// # Errors
+/// [`ServeError`]: no or duplicate variants, a runtime or bind failure.
+pub fn run(config: Config, on_listen: impl FnOnce(SocketAddr)) -> Result<(), ServeError> {
+    let app = app(config.tables, config.probe_threads)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| ServeError::Io {
+            what: "starting the async runtime".to_string(),
+            source,
+        })?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| ServeError::Io {
+                what: format!("binding {}", config.listen),
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServeError::Io {
+            what: "reading the bound address".to_string(),
+            source,
+        })?;
+        on_listen(addr);
+        serve(listener, router(app)).await;
+        Ok(())
+    })
+}
+
+fn app(tables: Vec<Tablebase>, probe_threads: usize) -> Result<Arc<App>, ServeError> {
+    if tables.is_empty() {
+        return Err(ServeError::Empty);
+    }
+    let mut variants = BTreeMap::new();
+    for tb in tables {
+        let name = tb.rules().name;
+        if variants.insert(name, Arc::new(Served::new(tb))).is_some() {
+            return Err(ServeError::DuplicateVariant(name.to_string()));
+        }
+    }
+    Ok(Arc::new(App {
+        variants,
+        probes: Arc::new(Semaphore::new(probe_threads.max(1))),
+    }))
+}
+
+/// Accept connections until Ctrl-C, each served on its own task with a header timeout.
+async fn serve(listener: tokio::net::TcpListener, router: Router) {
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut stop = std::pin::pin!(tokio::signal::ctrl_c());
+    loop {
+        let Ok(permit) = connections.clone().acquire_owned().await else {
+            return;
+        };
+        let (stream, _peer) = tokio::select! {
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a little, go on.
+                    eprintln!("dtb serve: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => return,
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _permit = permit;
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service);
+            // A client that goes away mid-answer is not the server's error.
+            let _ = conn.await;
+        });
+    }
+}
+
+fn router(app: Arc<App>) -> Router {
+    let cors = CorsLayer::new().allow_origin(Any).allow_methods([
+        Method::GET,
+        Method::HEAD,
+        Method::OPTIONS,
+    ]);
+    Router::new()
+        .route("/", get(page))
+        .route("/app.js", get(script))
+        .route("/style.css", get(style))
+        .route("/api/v1/variants", get(variants))
+        .route("/api/v1/{variant}", get(position))
+        .route("/api/v1/{variant}/mainline", get(mainline))
+        .fallback(not_found)
+        .with_state(app)
+        .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(cors)
+        .layer(middleware::from_fn(limit_uri))
+}
+
+async fn limit_uri(req: Request, next: Next) -> Response {
+    let len = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if len > MAX_URI_BYTES {
+        return error_response(
+            StatusCode::URI_TOO_LONG,
+            &format!("request target longer than {MAX_URI_BYTES} bytes"),
+        );
+    }
+    next.run(req).await
+}
+
+const INDEX_HTML: &str = include_str!("../assets/index.html");
+const APP_JS: &str = include_str!("../assets/app.js");
+const STYLE_CSS: &str = include_str!("../assets/style.css");
+
+fn asset(body: &'static str, content_type: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn page() -> Response {
+    asset(INDEX_HTML, "text/html; charset=utf-8")
+}
+
+async fn script() -> Response {
+    asset(APP_JS, "text/javascript; charset=utf-8")
+}
+
+async fn style() -> Response {
+    asset(STYLE_CSS, "text/css; charset=utf-8")
+}
+
+fn json_response(status: StatusCode, body: &Value, cache: &'static str) -> Response {
+    let mut r = (status, axum::Json(body)).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    r
+}
+
+fn error_response(status: StatusCode, message: &str) -> Response {
+    let cache = if status.is_server_error() || status == StatusCode::URI_TOO_LONG {
+        "no-store"
+    } else {
+        CACHE_CLIENT_ERROR
+    };
+    json_response(
+        status,
+        &json!({"error": message, "status": status.as_u16()}),
+        cache,
+    )
+}
+
+fn api_error_response(e: &ApiError, what: &str) -> Response {
+    if let ApiError::Internal { log, .. } = e {
+        eprintln!("dtb serve: {what}: {log}");
+    }
+    let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    error_response(status, &e.to_string())
+}
+
+async fn not_found() -> Response {
+    error_response(StatusCode::NOT_FOUND, "no such page or API endpoint")
+}
+
+async fn variants(State(app): State<Arc<App>>) -> Response {
+    let body = api::variants(app.variants.values().map(|s| s.as_ref()));
+    json_response(StatusCode::OK, &body, CACHE_OK)
+}
+
+#[derive(Deserialize)]
+struct FenQuery {
+    fen: Option<String>,
+}
+
+type Handler = fn(&Served, &str) -> Result<Value, ApiError>;
+
+async fn position(
+    State(app): State<Arc<App>>,
+    Path(variant): Path<String>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Response {
+    answer(app, variant, query, api::position).await
+}
+
+async fn mainline(
+    State(app): State<Arc<App>>,
+    Path(variant): Path<String>,
+    query: Result<Query<FenQuery>, QueryRejection>,
+) -> Response {
+    answer(app, variant, query, api::mainline).await
+}
+
+/// Look the variant up, check the FEN, and run the probe `f` on the blocking pool.
+async fn answer(
+    app: Arc<App>,
+    variant: String,
+    query: Result<Query<FenQuery>, QueryRejection>,
+    f: Handler,
+) -> Response {
+    let Some(served) = app.variants.get(variant.as_str()).cloned() else {
+        let known: Vec<&str> = app.variants.keys().copied().collect();
+        return error_response(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "no tables served for variant {variant:?}; served: {}",
+                known.join(", ")
+            ),
+        );
+    };
+    let fen = match &query {
+        Ok(Query(q)) => match api::fen_param(q.fen.as_deref()) {
+            Ok(f) => f.to_string(),
+            Err(e) => return api_error_response(&e, &variant),
+        },
+        Err(e) => {
+            return error_response(StatusCode::BAD_REQUEST, &format!("bad query: {e}"));
+        }
+    };
+    let Ok(permit) = app.probes.clone().acquire_owned().await else {
+        return error_response(StatusCode::SERVICE_UNAVAILABLE, "server shutting down");
+    };
+    let what = format!("{variant} {fen}");
+    let result = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f(&served, &fen)
+    })
+    .await;
+    match result {
+        Ok(Ok(body)) => json_response(StatusCode::OK, &body, CACHE_OK),
+        Ok(Err(e)) => api_error_response(&e, &what),
+        Err(join) => {
+            eprintln!("dtb serve: {what}: the probe failed: {join}");
+            error_response(StatusCode::INTERNAL_SERVER_ERROR, "the probe failed")
+        }
+    }
+}
