@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use crate::finished::Finished;
 use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
-use crate::words::Words;
+use crate::words::{try_filled, OutOfMemory, Words};
 
 /// Positions a task of the start pass classifies.
 const INIT_CHUNK: u64 = if cfg!(test) { 1 << 8 } else { 1 << 16 };
@@ -43,8 +43,8 @@ const SCAN_WORDS: usize = if cfg!(test) { 4 } else { 1 << 10 };
 struct Bits(Vec<AtomicU64>);
 
 impl Bits {
-    fn new(n: u64) -> Bits {
-        Bits((0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+    fn new(n: u64) -> Result<Bits, OutOfMemory> {
+        Ok(Bits(try_filled(n.div_ceil(64), || AtomicU64::new(0))?))
     }
 
     #[inline]
@@ -87,16 +87,16 @@ struct Side {
 }
 
 impl Side {
-    fn new(n: u64) -> Side {
-        Side {
-            win: Bits::new(n),
-            loss: Bits::new(n),
-            fixed: Bits::new(n),
-            cap: Bits::new(n),
-            new: Bits::new(n),
-            next: Bits::new(n),
-            cand: Bits::new(n),
-        }
+    fn new(n: u64) -> Result<Side, OutOfMemory> {
+        Ok(Side {
+            win: Bits::new(n)?,
+            loss: Bits::new(n)?,
+            fixed: Bits::new(n)?,
+            cap: Bits::new(n)?,
+            new: Bits::new(n)?,
+            next: Bits::new(n)?,
+            cand: Bits::new(n)?,
+        })
     }
 
     #[inline]
@@ -139,7 +139,8 @@ pub fn solve_kings_wld<S: Finished>(
     let n = ix.size();
     let dec = ix.group_decoder(0);
     let steps = Steps::new(rules);
-    let mut sides = [Side::new(n), Side::new(n)];
+    let oom = |e| SolveError::OutOfMemory(material, e);
+    let mut sides = [Side::new(n).map_err(oom)?, Side::new(n).map_err(oom)?];
 
     // 1. Start.
     (0..n.div_ceil(INIT_CHUNK))

@@ -32,7 +32,7 @@ use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
 
 use crate::finished::Finished;
 use crate::store::Spill;
-use crate::words::Words;
+use crate::words::{try_filled, OutOfMemory, Words};
 use rayon::prelude::*;
 
 const UNRESOLVED: u16 = u16::MAX;
@@ -137,6 +137,12 @@ pub enum SolveError<E: std::error::Error + 'static> {
     /// A men group has more positions than the grouped solver numbers in 32 bits.
     #[error("slice {0} has men groups of more than 2^31 king placements, too large to solve")]
     GroupTooLarge(Material),
+    /// A buffer of the slice could not be allocated.
+    #[error(
+        "{1} (the memory this process may use is less than its forecast: a smaller --memory, \
+         or a higher limit)"
+    )]
+    OutOfMemory(Material, OutOfMemory),
     /// A scratch file for the slice's own values could not be made.
     #[error("scratch file {}: {message}", .path.display())]
     Scratch { path: PathBuf, message: String },
@@ -620,8 +626,12 @@ pub fn solve_slice_grouped<S: Finished>(
             Err(SolveError::GroupTooLarge(material))
         };
     }
-    let results = DtwResults([atomic_codes(n), atomic_codes(n)]);
-    let mut capture = [Words::zeroed(n.div_ceil(64)), Words::zeroed(n.div_ceil(64))];
+    let oom = |e| SolveError::OutOfMemory(material, e);
+    let results = DtwResults([atomic_codes(n).map_err(oom)?, atomic_codes(n).map_err(oom)?]);
+    let mut capture = [
+        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
+        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
+    ];
     let [c0, c1] = &mut capture;
     let (results, figures) = grouped(
         rules,
@@ -705,7 +715,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         return Err(SolveError::GroupTooLarge(material));
     }
     let words = |what: &str, side: usize, len: u64| match mapped {
-        None => Ok(Words::zeroed(len)),
+        None => Words::zeroed(len).map_err(|e| SolveError::OutOfMemory(material, e)),
         Some(m) => {
             Words::zeroed_in_file(len, &m.path(material, what, side), m.spill).map_err(|e| {
                 SolveError::Scratch {
@@ -965,8 +975,8 @@ pub fn code_of_file_wld(c: u16) -> u16 {
     }
 }
 
-fn atomic_codes(n: u64) -> Vec<AtomicU16> {
-    (0..n).map(|_| AtomicU16::new(DRAW)).collect()
+fn atomic_codes(n: u64) -> Result<Vec<AtomicU16>, OutOfMemory> {
+    try_filled(n, || AtomicU16::new(DRAW))
 }
 
 /// Quiet-move targets by square, for the solver's fast path (positions without a capture).
@@ -1308,11 +1318,26 @@ fn solve_group<S: Finished, R: Results>(
 ) -> Result<GroupResult, SolveError<S::Error>> {
     let kk = ix.kings_per_group() as usize;
     let total = 2 * kk;
+    // The group's buffers may be slice-sized (a slice of kings only is one group): a failed
+    // allocation is an error, not an abort.
+    let oom = |bytes: usize| {
+        SolveError::OutOfMemory(
+            material,
+            OutOfMemory {
+                bytes: bytes as u64,
+            },
+        )
+    };
     sc.cells.clear();
+    sc.cells
+        .try_reserve_exact(total)
+        .map_err(|_| oom(total * std::mem::size_of::<Cell>()))?;
     sc.cells.resize_with(total, Cell::open);
     sc.kings.clear();
     // Exact, not by doubling: a group of kings only holds hundreds of millions of them.
-    sc.kings.reserve_exact(kk);
+    sc.kings
+        .try_reserve_exact(kk)
+        .map_err(|_| oom(kk * std::mem::size_of::<(u64, u64)>()))?;
     for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
         list.clear();
     }

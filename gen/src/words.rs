@@ -62,10 +62,37 @@ impl Pages for WordFile {
     }
 }
 
+/// A large buffer could not be allocated: the memory budget, or a limit of the process
+/// (`ulimit -v`, a cgroup), is smaller than the forecast assumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("cannot allocate {} MiB", .bytes >> 20)]
+pub struct OutOfMemory {
+    /// Bytes asked for.
+    pub bytes: u64,
+}
+
+/// `n` values made by `make`, in a vector whose allocation may fail (a failed allocation of
+/// a slice-sized buffer is an error the build reports, not an abort of the process).
+///
+/// # Errors
+/// [`OutOfMemory`] if the allocator refuses.
+pub fn try_filled<T>(n: u64, make: impl Fn() -> T) -> Result<Vec<T>, OutOfMemory> {
+    let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
+    let len = usize::try_from(n).map_err(|_| OutOfMemory { bytes })?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| OutOfMemory { bytes })?;
+    v.extend((0..len).map(|_| make()));
+    Ok(v)
+}
+
 impl Words {
     /// `n` zeroed words on the heap.
-    pub fn zeroed(n: u64) -> Words {
-        Words::Heap((0..n).map(|_| AtomicU64::new(0)).collect())
+    ///
+    /// # Errors
+    /// [`OutOfMemory`] if the allocator refuses.
+    pub fn zeroed(n: u64) -> Result<Words, OutOfMemory> {
+        Ok(Words::Heap(try_filled(n, || AtomicU64::new(0))?))
     }
 
     /// `n` zeroed words in a new scratch file at `path` (created or truncated, sparse until
@@ -84,7 +111,7 @@ impl Words {
         let len = usize::try_from(n)
             .map_err(|_| std::io::Error::other("more words than this machine addresses"))?;
         if len == 0 {
-            return Ok(Words::zeroed(0));
+            return Ok(Words::default());
         }
         // SAFETY: `MmapMut::map_mut` is unsafe because the bytes change if the file is
         // modified by someone else while mapped. The file was just created (truncated) under a
@@ -204,6 +231,16 @@ mod tests {
 
     /// Words in a file hold what was written through the atomics after their pages are
     /// dropped from the process, and the file goes with them.
+    /// An allocation the machine cannot give is an error, not an abort.
+    #[test]
+    fn an_impossible_allocation_is_an_error() {
+        let e = try_filled(u64::MAX / 16, || 0u64).unwrap_err();
+        assert_eq!(e.bytes, u64::MAX);
+        assert!(e.to_string().starts_with("cannot allocate "), "{e}");
+        assert!(Words::zeroed(1 << 62).is_err());
+        assert_eq!(Words::zeroed(3).unwrap().as_slice(), &[0, 0, 0]);
+    }
+
     #[test]
     fn mapped_words_keep_their_values_across_dropped_pages() {
         let dir = tempfile::tempdir().unwrap();

@@ -338,3 +338,32 @@ fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
     }
     assert!(!scratch.exists());
 }
+
+/// A build whose process may not have the memory it was told (`--memory 4G` under
+/// `ulimit -v` of 200 MB) stops on the first slice-sized buffer it cannot get with a clear
+/// error and status 2, not an abort; the slices finished before it stay finished.
+#[test]
+fn a_failed_large_allocation_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t");
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 200000 && exec {} gen --variant international --slice 0104 --with-deps \
+             --wld-only --memory 4G --threads 1 --out {}",
+            env!("CARGO_BIN_EXE_dtb"),
+            out.display()
+        ))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let last = err.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("dtb: error: solving slice 0104: cannot allocate ")
+            && last.contains("MiB"),
+        "{last}"
+    );
+    assert!(!out.join("international-0104.wld").exists());
+    assert!(out.join("international-0103.wld").exists(), "{err}");
+}
