@@ -10,7 +10,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dtb_probe::format::{pack_values, FormatError, Header, ValueKind, HEADER_LEN};
+use dtb_probe::format::{
+    pack_values, FormatError, Header, ValueKind, FORMAT_VERSION_FLIP, HEADER_LEN,
+};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
 
 /// The values of one table and its header, ready to be written.
@@ -277,7 +279,24 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
         }
     }
     if h.kind == ValueKind::Dtw {
-        h.max_plies = max.saturating_sub(1);
+        use dtb_probe::value::FLIP;
+        if h.version == FORMAT_VERSION_FLIP {
+            // The largest distance of any code, flagged or not.
+            let plies = data
+                .sides
+                .iter()
+                .flat_map(|s| s.iter().map(|&c| c & !FLIP))
+                .max()
+                .unwrap_or(0);
+            h.max_plies = plies.saturating_sub(1);
+        } else if max >= FLIP {
+            return Err(invalid(format!(
+                "code {max:#06x} carries the outcome flag, which only format version \
+                 {FORMAT_VERSION_FLIP} files hold"
+            )));
+        } else {
+            h.max_plies = max.saturating_sub(1);
+        }
     }
     with_block_count(path, h)
 }
@@ -600,7 +619,7 @@ fn write_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dtb_probe::format::{table_file_name, WLD_DRAW, WLD_LOSS, WLD_WIN};
+    use dtb_probe::format::{table_file_name, FORMAT_VERSION, WLD_DRAW, WLD_LOSS, WLD_WIN};
 
     /// Deterministic pseudo-random numbers (xorshift64*).
     struct Rng(u64);
@@ -627,6 +646,7 @@ mod tests {
 
     fn header(kind: ValueKind, width: u8, sides: u8, n: u64, block_len: u32) -> Header {
         Header {
+            version: FORMAT_VERSION,
             kind,
             value_width: width,
             variant: "english".to_string(),

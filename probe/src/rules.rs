@@ -104,6 +104,10 @@ pub enum BlockedOutcome {
     Loss,
     /// The game is drawn (an option of the optional-rules text).
     Draw,
+    /// The side with more pieces wins; with as many pieces, the one with more kings; with as
+    /// many kings, the game is drawn (the optional-rules text's third option). The game ends
+    /// at once: a blocked side with more material has won in 0 plies.
+    Majority,
 }
 
 /// How the playable squares are numbered in FEN and move text: the board of the variant's PDN
@@ -443,7 +447,8 @@ impl Rules {
     /// under other rules is refused. Byte 0 is the encoding version (2: byte 12, the
     /// numbering, was added; version 1 had no byte 12 and covered only standard numbering);
     /// bytes 1-12 are the fields in declaration order, each as its enum discriminant or 0/1;
-    /// bytes 13-15 are zero. Distinct for every preset.
+    /// bytes 13-15 are zero. Distinct for every preset, and for every rule set ([`Rules::decode`]
+    /// reverses it).
     pub fn encode(&self) -> [u8; 16] {
         let mut b = [0u8; 16];
         b[0] = 2;
