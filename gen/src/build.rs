@@ -120,7 +120,9 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Check the arguments and list the slices.
+    /// Check the arguments and list the slices. The rules are taken under their canonical
+    /// name ([`Rules::named`]): fields that are not a preset's never write files under a
+    /// preset's name.
     ///
     /// # Errors
     /// [`BuildError::Pieces`] for a piece count outside 2..=[`MAX_PIECES`].
@@ -128,6 +130,7 @@ impl Plan {
         if !(2..=MAX_PIECES).contains(&pieces) {
             return Err(BuildError::Pieces(pieces));
         }
+        let rules = rules.named();
         Ok(Plan {
             rules,
             pieces,

@@ -74,7 +74,9 @@ pub enum ValueKind {
     /// Win / loss / draw for the side to move: 2-bit codes 0 = draw, 1 = win, 2 = loss.
     Wld,
     /// Distance to win: 0 = draw, otherwise plies + 1, where plies is the exact number of plies
-    /// to the end of the game (odd = the side to move wins, even = it loses, 0 = already lost).
+    /// to the end of the game (odd = the side to move wins, even = it loses, 0 = already lost);
+    /// in [`FORMAT_VERSION_FLIP`] files codes with bit 15 set reverse that outcome
+    /// ([`crate::value`]).
     Dtw,
 }
 

@@ -186,8 +186,10 @@ impl Numbering {
     }
 }
 
-/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), or flip
-/// a field of one: `Rules { capture_compulsory: false, ..Rules::INTERNATIONAL }`.
+/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), from
+/// the text a player writes ([`Rules::parse`]: `"english,blocked=majority"`, which also names
+/// the rule set), or flip a field of one: `Rules { capture_compulsory: false,
+/// ..Rules::INTERNATIONAL }` (then [`Rules::named`] gives it its name for table files).
 ///
 /// Each field is one row of the preset table in variants.md ("Presets").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -222,7 +224,8 @@ pub struct Rules {
     /// Has no effect with short kings.
     pub king_landing: KingLanding,
     /// Value of a position whose side to move has pieces but no legal move ("Optional rule
-    /// fields": loses by default, or draws). It changes values, not legal moves.
+    /// fields": loses by default, draws, or is judged by material). It changes values, not
+    /// legal moves.
     pub blocked: BlockedOutcome,
     /// How FEN and moves number the squares ("Italian and Spanish are played on the mirrored
     /// board"). It changes notation only, not the game.

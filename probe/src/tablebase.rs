@@ -142,9 +142,11 @@ impl Tablebase {
     }
 
     /// An empty tablebase whose block cache holds at most about `bytes` of decompressed data.
+    /// The rules are taken under their canonical name ([`Rules::named`]), which names the
+    /// files looked for.
     pub fn with_cache_bytes(rules: Rules, bytes: usize) -> Tablebase {
         Tablebase {
-            rules,
+            rules: rules.named(),
             cache: Arc::new(BlockCache::new(bytes)),
             tables: HashMap::new(),
         }

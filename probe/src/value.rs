@@ -58,7 +58,7 @@ impl std::fmt::Display for Wld {
 pub fn wld_of(code: u16) -> Wld {
     if code == DRAW {
         Wld::Draw
-    } else if ((code & !FLIP) % 2 == 0) != (code & FLIP != 0) {
+    } else if (code & !FLIP).is_multiple_of(2) != (code & FLIP != 0) {
         // Unflagged: plies = code - 1 odd, the code even.
         Wld::Win
     } else {
@@ -89,18 +89,11 @@ pub fn win_code(plies: u16) -> u16 {
 /// The code of a loss in `plies` plies (flagged when `plies` is odd). `plies` below 32767.
 #[inline]
 pub fn loss_code(plies: u16) -> u16 {
-    if plies % 2 == 0 {
+    if plies.is_multiple_of(2) {
         plies + 1
     } else {
         FLIP | (plies + 1)
     }
-}
-
-/// Whether `code` is a value code at all: a draw, or 1 to 32767 plies with or without the
-/// flag (`FLIP` alone, "0 plies minus one", is not).
-#[inline]
-pub fn is_valid_code(code: u16) -> bool {
-    code != FLIP
 }
 
 /// The value of `pos`, whose side to move has pieces but no legal move, under `rules`

@@ -136,6 +136,17 @@ fn blocked_outcome_changes_values_in_the_tables() {
         probe("english,blocked=majority", before),
         dtw(Wld::Win, Some(51))
     );
+    // Five pieces, resolved by the capture search: White must take 23x30, which leaves Black
+    // walled in (men 21, 25, king 29) with three pieces against one. The preset: White wins
+    // in 1 ply; `majority`: White loses in 1 ply (in the 2-5 build, Black's 22-26 from
+    // `B:WK23:B21,K22,25,K29` is then a win in 2 plies, 15 under the preset).
+    let forced = "W:WK23:B21,25,K26,K29";
+    assert_eq!(probe("english", forced), dtw(Wld::Win, Some(1)));
+    assert_eq!(probe("english,blocked=draw", forced), dtw(Wld::Draw, None));
+    assert_eq!(
+        probe("english,blocked=majority", forced),
+        dtw(Wld::Loss, Some(1))
+    );
     for (spec, after, mover, best) in [
         (
             "english",
