@@ -775,6 +775,69 @@ mod tests {
         assert!(leftovers(dir.path()).is_empty());
     }
 
+    /// Format version 2: flagged DTW codes (a win in 0 or 2 plies, a loss in 1) are written
+    /// and read back, `max_plies` is the longest distance of any code; a version 1 file
+    /// refuses them, and a corrupt flagged code (`0x8000`, or beyond `max_plies`) is caught.
+    #[test]
+    fn flagged_codes_need_version_2() {
+        use dtb_probe::format::FORMAT_VERSION_FLIP;
+        use dtb_probe::value::{loss_code, win_code, FLIP, WON};
+        let dir = tempfile::tempdir().unwrap();
+        let codes = [WON, loss_code(1), win_code(2), win_code(3), 0, loss_code(4)];
+        assert_eq!(codes, [0x8001, 0x8002, 0x8003, 4, 0, 5]);
+        let path = dir.path().join("english-0101.dtw");
+        let mut h = header(ValueKind::Dtw, 16, 1, 6, 4);
+        h.version = FORMAT_VERSION_FLIP;
+        let data = TableData {
+            header: h.clone(),
+            sides: vec![&codes],
+        };
+        write_table(&path, &data, &CompressionParams::level(1)).unwrap();
+        let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
+        assert_eq!(t.header().version, FORMAT_VERSION_FLIP);
+        assert_eq!(t.header().max_plies, 4);
+        let got: Vec<u16> = (0..6).map(|i| t.stored_code(0, i).unwrap()).collect();
+        assert_eq!(got, codes);
+        // Version 1 has no flagged codes.
+        let v1 = TableData {
+            header: header(ValueKind::Dtw, 16, 1, 6, 4),
+            sides: vec![&codes],
+        };
+        let e = write_table(
+            &dir.path().join("v1.dtw"),
+            &v1,
+            &CompressionParams::level(1),
+        );
+        assert!(e.unwrap_err().to_string().contains("outcome flag"));
+        // Version 2 is for 16-bit DTW files only.
+        let mut narrow = h.clone();
+        narrow.value_width = 8;
+        let e = write_table(
+            &dir.path().join("v2-8.dtw"),
+            &TableData {
+                header: narrow,
+                sides: vec![&[1, 2, 3, 0, 0, 0]],
+            },
+            &CompressionParams::level(1),
+        );
+        assert!(e.unwrap_err().to_string().contains("format version 2"));
+        // A reader checks flagged codes against max_plies.
+        let mut hh = t.header().clone();
+        hh.block_count = 2;
+        for bad in [FLIP, FLIP | 6] {
+            let raw: Vec<u8> = [bad, 1, 2, 3]
+                .iter()
+                .flat_map(|c| c.to_le_bytes())
+                .collect();
+            assert!(hh.check_block(0, &raw).is_err(), "{bad:#x}");
+        }
+        let raw: Vec<u8> = [FLIP | 5, 1, 2, 3]
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .collect();
+        assert!(hh.check_block(0, &raw).is_ok());
+    }
+
     #[test]
     fn wld_codes_and_one_side() {
         let dir = tempfile::tempdir().unwrap();

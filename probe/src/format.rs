@@ -983,11 +983,22 @@ mod tests {
         b[0] = b'X';
         assert!(matches!(Header::decode(&b), Err(FormatError::BadMagic)));
         let mut b = good;
-        b[8] = 2;
+        b[8] = 3;
         assert!(matches!(
             Header::decode(&b),
-            Err(FormatError::UnsupportedVersion(2))
+            Err(FormatError::UnsupportedVersion(3))
         ));
+        // Version 2 (flagged DTW codes) is read, but only for 16-bit DTW files: this WLD
+        // header with version 2 and a correct checksum is refused as such.
+        let mut h = sample(ValueKind::Wld, 2);
+        h.version = FORMAT_VERSION_FLIP;
+        assert!(matches!(
+            Header::decode(&h.encode()),
+            Err(FormatError::Invalid(m)) if m.contains("format version 2 is for DTW files")
+        ));
+        let mut h = sample(ValueKind::Dtw, 16);
+        h.version = FORMAT_VERSION_FLIP;
+        assert_eq!(Header::decode(&h.encode()).unwrap(), h);
         for i in 12..256 {
             let mut b = good;
             b[i] ^= 0x10;
@@ -1316,7 +1327,7 @@ mod tests {
     fn errors_read_well() {
         assert_eq!(
             FormatError::UnsupportedVersion(7).to_string(),
-            "unsupported format version 7 (this reader supports version 1)"
+            "unsupported format version 7 (this reader supports versions 1 and 2)"
         );
         assert_eq!(
             FormatError::BlockChecksum(3).to_string(),
