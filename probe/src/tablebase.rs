@@ -261,8 +261,8 @@ impl Tablebase {
         let theirs = Rules::decode(&h.rules_code).filter(|r| r.encode() != self.rules.encode());
         let what = if let Some(t) = theirs {
             Some(format!(
-                "it holds tables of rule set {:?} ({:?} in its header), this tablebase reads \
-                 rule set {:?}: {}",
+                "it was built under other rules, rule set {:?} ({:?} in its header), and this \
+                 tablebase reads rule set {:?}: {}",
                 t.name,
                 h.variant,
                 self.rules.name,
