@@ -369,7 +369,7 @@ fn start<S: Finished>(
         }
         if inside == 0 {
             return Ok(Start::Known {
-                code: crate::solve::blocked_code(rules),
+                code: crate::solve::blocked_code(rules, &pos),
                 capture: false,
             });
         }
@@ -454,8 +454,9 @@ mod tests {
         wld_solvers_agree(Rules::ENGLISH, 4, false);
     }
 
-    /// Flying kings (8x8 and 10x10), optional capture, men that may not take kings, and a
-    /// blocked side drawing: each changes how the start pass and the passes decide.
+    /// Flying kings (8x8 and 10x10), optional capture, men that may not take kings, a
+    /// blocked side drawing, and a blocked side judged by material (wins in 0 plies, losses
+    /// in odd plies): each changes how the start pass and the passes decide.
     #[test]
     fn other_rule_fields() {
         let blocked_draws = Rules {
@@ -468,6 +469,11 @@ mod tests {
             (Rules::INTERNATIONAL_OPTIONAL, 3),
             (Rules::ITALIAN, 3),
             (blocked_draws, 4),
+            (Rules::parse("english,blocked=majority").unwrap(), 4),
+            (
+                Rules::parse("international,capture=optional,blocked=majority").unwrap(),
+                3,
+            ),
         ] {
             wld_solvers_agree(rules, n, false);
         }

@@ -5,10 +5,12 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use dtb_probe::format::{table_file_name, wld_code, Header, ValueKind};
+use dtb_probe::format::{
+    table_file_name, wld_code, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP,
+};
 use dtb_probe::index::SliceIndex;
 use dtb_probe::material::Material;
-use dtb_probe::rules::Rules;
+use dtb_probe::rules::{BlockedOutcome, Rules};
 use dtb_probe::table::{BlockCache, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
@@ -132,7 +134,9 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Check the arguments and list the slices.
+    /// Check the arguments and list the slices. The rules are taken under their canonical
+    /// name ([`Rules::named`]): fields that are not a preset's never write files under a
+    /// preset's name.
     ///
     /// # Errors
     /// [`BuildError::Pieces`] for a piece count outside 2..=[`MAX_PIECES`].
@@ -162,6 +166,7 @@ impl Plan {
     }
 
     fn unchecked(rules: Rules, pieces: u32, out: PathBuf) -> Plan {
+        let rules = rules.named();
         Plan {
             rules,
             pieces,
@@ -798,8 +803,20 @@ fn header_of(
     kind: ValueKind,
     sides: u8,
 ) -> Header {
-    let dtw_width = if max_plies < u8::MAX as u16 { 8 } else { 16 };
+    // Flagged codes (a win in an even number of plies, a loss in an odd one) arise only under
+    // `blocked = majority`: its DTW files are format version 2, 16-bit (docs/FORMAT.md).
+    let flip = kind == ValueKind::Dtw && plan.rules.blocked == BlockedOutcome::Majority;
+    let dtw_width = if max_plies < u8::MAX as u16 && !flip {
+        8
+    } else {
+        16
+    };
     Header {
+        version: if flip {
+            FORMAT_VERSION_FLIP
+        } else {
+            FORMAT_VERSION
+        },
         kind,
         value_width: if kind == ValueKind::Wld { 2 } else { dtw_width },
         variant: plan.rules.name.to_string(),

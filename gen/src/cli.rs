@@ -1,6 +1,7 @@
 //! The command line: raw arguments become a validated plan before any work starts.
 
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,6 +41,7 @@ Examples:
   dtb probe --dir tables --json --batch positions.txt   one JSON object per line
   dtb info --dir tables                                 slices, sizes, W/L/D counts
   dtb perft --variant english --depth 8                 count move-tree leaves
+  dtb gen --variant english,blocked=majority --pieces 4 a preset with a rule field changed
 
 Positions are PDN FEN: side to move, then each colour's squares, kings marked K
 (`W:W18,K27:B3,K12`). Distances are in plies (half-moves) to the end of the game.";
@@ -56,7 +58,8 @@ struct Cli {
 enum Command {
     /// Build WLD and DTW tables for every slice up to N pieces (resumes an interrupted build).
     Gen {
-        /// Variant preset (see `dtb variants`).
+        /// Variant: a preset, then any FIELD=VALUE overrides, comma-separated
+        /// (`english,blocked=majority`; fields and values: `dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
         /// Largest number of pieces on the board (2..=8).
@@ -117,7 +120,7 @@ enum Command {
     },
     /// Value of positions: win/loss/draw, distance in plies and best move.
     Probe {
-        /// Variant preset.
+        /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
         /// Directory holding the tables.
@@ -150,7 +153,7 @@ enum Command {
     /// Check every table: checksums, every stored value against its successors' values, and
     /// (without --sample) the win/loss/draw counts and longest distance each header states.
     Verify {
-        /// Variant preset.
+        /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
         /// Directory holding the tables.
@@ -167,7 +170,7 @@ enum Command {
     },
     /// Count the leaves of the legal-move tree (move generator check).
     Perft {
-        /// Variant preset.
+        /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
         /// Depth in plies (0..=40).
@@ -187,7 +190,7 @@ enum Command {
     /// a Makefile (`make -j K` builds what is missing) or a Slurm submission script (one
     /// job a missing unit, `afterok` dependencies; run it again after a failure).
     Plan {
-        /// Variant preset.
+        /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
         /// Largest number of pieces on the board (2..=8; up to 10 with `--emit json`, a
@@ -245,8 +248,14 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: std::net::SocketAddr,
     },
-    /// List the variant presets and their rule fields.
-    Variants,
+    /// List the variant presets and their rule fields in words, and the fields `--variant`
+    /// overrides take.
+    Variants {
+        /// The same as one JSON object: {"presets": [{"name", "fields": {FIELD: VALUE}}],
+        /// "fields": [{"field", "row", "values"}]}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -267,11 +276,10 @@ enum CountingArg {
     Paths,
 }
 
-fn rules_named(name: &str) -> Result<Rules> {
-    Rules::by_name(name).with_context(|| {
-        let names: Vec<&str> = Rules::PRESETS.iter().map(|r| r.name).collect();
-        format!("unknown variant {name:?}; known: {}", names.join(", "))
-    })
+/// The rule set of a `--variant` argument, for every subcommand: a preset, then any
+/// `FIELD=VALUE` overrides ([`Rules::parse`]); an error names what is allowed.
+fn rules_named(spec: &str) -> Result<Rules> {
+    Rules::parse(spec).map_err(|e| anyhow::anyhow!("--variant {spec:?}: {e}"))
 }
 
 /// One line for an error and its causes, each cause added only where the message above it
@@ -437,30 +445,39 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             variant,
             listen,
         } => serve(&dir, &variant, listen),
-        Command::Variants => {
+        Command::Variants { json } => {
+            use dtb_probe::variant::FIELDS;
+            if json {
+                let presets: Vec<_> = Rules::PRESETS
+                    .iter()
+                    .map(|r| {
+                        let fields: serde_json::Map<String, serde_json::Value> = r
+                            .fields()
+                            .iter()
+                            .map(|(k, v)| (k.to_string(), json!(v)))
+                            .collect();
+                        json!({"name": r.name, "fields": fields})
+                    })
+                    .collect();
+                let fields: Vec<_> = FIELDS
+                    .iter()
+                    .map(|f| json!({"field": f.key, "row": f.row, "values": f.values}))
+                    .collect();
+                outln!("{}", json!({"presets": presets, "fields": fields}));
+                return Ok(ExitCode::SUCCESS);
+            }
             for r in Rules::PRESETS {
                 outln!("{}", r.name);
-                outln!(
-                    "  board {}x{}, first to move {:?}",
-                    r.board,
-                    r.board,
-                    r.first_to_move
-                );
-                outln!("  men capture backward: {}", r.men_capture_backward);
-                outln!(
-                    "  kings: {:?}, capture compulsory: {}",
-                    r.kings,
-                    r.capture_compulsory
-                );
-                outln!("  precedence: {:?}, removal: {:?}", r.precedence, r.removal);
-                outln!("  man crowned mid-capture: {:?}", r.mid_capture_promotion);
-                outln!(
-                    "  men capture kings: {}, king landing: {:?}, blocked side: {:?}",
-                    r.men_capture_kings,
-                    r.king_landing,
-                    r.blocked
-                );
-                outln!("  square numbering: {:?}", r.numbering);
+                for (f, (key, value)) in FIELDS.iter().zip(r.fields()) {
+                    outln!("  {key:<22} {value:<24} ({})", f.row);
+                }
+            }
+            outln!("");
+            outln!(
+                "--variant PRESET[,FIELD=VALUE]... changes fields of a preset, each at most once:"
+            );
+            for f in &FIELDS {
+                outln!("  {:<22} {}", f.key, f.values.join(" | "));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -1030,30 +1047,67 @@ fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
     }
     let tb = Tablebase::open(dir, *rules)?;
     if tb.max_pieces() == 0 {
-        let others: Vec<&str> = Rules::PRESETS
-            .iter()
-            .filter(|r| r.name != rules.name)
-            .filter(|r| Tablebase::open(dir, **r).is_ok_and(|t| t.max_pieces() > 0))
-            .map(|r| r.name)
-            .collect();
+        let others = rule_sets_in(dir, rules);
         if others.is_empty() {
             bail!(
                 "no {} tables in {} (build them with `dtb gen --variant {} --out {}`)",
                 rules.name,
                 dir.display(),
-                rules.name,
+                rules.spec(),
                 dir.display()
             );
         }
+        let described: Vec<String> = others
+            .iter()
+            .map(|o| format!("{} ({})", o.name, rules.differences(o)))
+            .collect();
         bail!(
-            "no {} tables in {}; it holds {} tables: pass --variant {}",
+            "no {} tables in {}; it holds tables of other rules: {}: pass --variant {}",
             rules.name,
             dir.display(),
-            others.join(", "),
-            others[0]
+            described.join(", "),
+            others[0].spec()
         );
     }
     Ok(tb)
+}
+
+/// The rule sets other than `rules` whose tables `dir` holds, from the headers of files named
+/// like tables (`NAME-wmwkbmbk.wld` or `.dtw`), one each, in name order.
+fn rule_sets_in(dir: &Path, rules: &Rules) -> Vec<Rules> {
+    let mut found: Vec<Rules> = Vec::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    names.sort();
+    for p in names {
+        let Some(name) = p.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some((variant, _)) = name.rsplit_once('-') else {
+            continue;
+        };
+        if variant == rules.name
+            || found.iter().any(|r| r.name == variant)
+            || dtb_probe::tablebase::parse_file_name(name, variant).is_none()
+        {
+            continue;
+        }
+        let mut head = [0u8; dtb_probe::format::HEADER_LEN];
+        let read = File::open(&p).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
+        if let Some(r) = read
+            .ok()
+            .and_then(|()| dtb_probe::format::Header::decode(&head).ok())
+            .and_then(|h| Rules::decode(&h.rules_code))
+        {
+            if r.encode() != rules.encode() && !found.iter().any(|f| f.encode() == r.encode()) {
+                found.push(r);
+            }
+        }
+    }
+    found
 }
 
 /// Most plies `--line` plays from a drawn position.
@@ -1235,7 +1289,9 @@ fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
         }) => (None, None),
         Err(e) => return Err(e.into()),
     };
-    let dtw = if wld == dtb_probe::Wld::Draw {
+    // A draw has no distance, unless the game ends here drawn (a blocked side under
+    // `blocked = draw` or `majority`): 0 plies, no move.
+    let dtw = if wld == dtb_probe::Wld::Draw && best.is_some() {
         None
     } else {
         dtw

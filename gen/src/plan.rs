@@ -136,7 +136,7 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
         "gen --variant {} --slice {}{} --threads {cpus} --memory {mib}M",
-        plan.rules.name,
+        shell_word(&plan.rules.spec()),
         u.material,
         if plan.wld_only { " --wld-only" } else { "" },
     )
@@ -157,15 +157,29 @@ pub fn makefile(plan: &Plan, units: &[Unit], cpus: u32, program: &str) -> String
     );
     let _ = writeln!(out, "DTB ?= {}", shell_word(program));
     let _ = writeln!(out, "DIR ?= {}", shell_word(&plan.out.to_string_lossy()));
+    // A rule set that is not a preset is named with `=` (`english+blocked=majority`), which
+    // make would read as an assignment in a rule line: the name goes through a variable.
+    let name = plan.rules.name;
+    let via_variable = name.contains('=');
+    if via_variable {
+        let _ = writeln!(out, "NAME := {name}");
+    }
+    let file = |m: Material| {
+        let t = target(plan, m);
+        match t.strip_prefix(name) {
+            Some(rest) if via_variable => format!("$(NAME){rest}"),
+            _ => t,
+        }
+    };
     let _ = write!(out, ".PHONY: all\nall:");
     for u in units {
-        let _ = write!(out, " $(DIR)/{}", target(plan, u.material));
+        let _ = write!(out, " $(DIR)/{}", file(u.material));
     }
     let _ = writeln!(out, "\n");
     for u in units {
-        let _ = write!(out, "$(DIR)/{}:", target(plan, u.material));
+        let _ = write!(out, "$(DIR)/{}:", file(u.material));
         for r in &u.reads {
-            let _ = write!(out, " $(DIR)/{}", target(plan, *r));
+            let _ = write!(out, " $(DIR)/{}", file(*r));
         }
         let _ = writeln!(out, "\n\t$(DTB) {} --out $(DIR)\n", gen_args(plan, u, cpus));
     }

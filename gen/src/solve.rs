@@ -28,7 +28,9 @@ use dtb_probe::material::Material;
 use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 use dtb_probe::position::Position;
 use dtb_probe::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::value::{self, parent_code, wld_of, Wld, DRAW, LOST};
+use dtb_probe::value::{
+    self, goodness, loss_code, parent_code, plies_of, win_code, wld_of, Wld, DRAW,
+};
 
 use crate::finished::Finished;
 use crate::store::Spill;
@@ -176,10 +178,19 @@ impl Exits {
     #[inline]
     fn add(&mut self, child: u16) {
         let v = parent_code(child);
+        // By distance, not by code: under `blocked = majority` a code may carry the flag.
         match wld_of(v) {
-            Wld::Win => self.win_exit = Some(self.win_exit.map_or(v, |w| w.min(v))),
+            Wld::Win => {
+                if self.win_exit.is_none_or(|w| goodness(v) > goodness(w)) {
+                    self.win_exit = Some(v);
+                }
+            }
             Wld::Draw => self.draw_exit = true,
-            Wld::Loss => self.loss_exit = self.loss_exit.max(v),
+            Wld::Loss => {
+                if self.loss_exit == 0 || goodness(v) > goodness(self.loss_exit) {
+                    self.loss_exit = v;
+                }
+            }
         }
     }
 
@@ -192,7 +203,7 @@ impl Exits {
                 .unwrap_or(if self.draw_exit { DRAW } else { self.loss_exit });
             return Start::Known { code, capture };
         }
-        let mut aux = self.loss_exit.saturating_sub(1).min(AUX_LEVEL);
+        let mut aux = plies_of(self.loss_exit).unwrap_or(0).min(AUX_LEVEL);
         if self.draw_exit {
             aux |= AUX_DRAW_EXIT;
         }
@@ -207,12 +218,29 @@ impl Exits {
     }
 }
 
-/// The value of a position whose side to move has pieces but no legal move.
+/// The value of `pos`, whose side to move has pieces but no legal move
+/// ([`value::blocked_code`]).
 #[inline]
-pub(crate) fn blocked_code(rules: &Rules) -> u16 {
-    match rules.blocked {
-        BlockedOutcome::Loss => LOST,
-        BlockedOutcome::Draw => DRAW,
+pub(crate) fn blocked_code(rules: &Rules, pos: &Position) -> u16 {
+    value::blocked_code(rules, pos)
+}
+
+/// Whether a level of the propagation may hold wins and losses alike (`blocked = majority`:
+/// a blocked side may win in 0 plies), so that each position's outcome is read from its
+/// code; otherwise a level's outcome is its parity.
+#[inline]
+fn mixed_levels(rules: &Rules) -> bool {
+    rules.blocked == BlockedOutcome::Majority
+}
+
+/// The code of a position resolved at `level` plies: a win if `win`, else a loss. For the
+/// presets (no flagged codes) this is `level + 1`.
+#[inline]
+fn code_at(level: usize, win: bool) -> u16 {
+    if win {
+        win_code(level as u16)
+    } else {
+        loss_code(level as u16)
     }
 }
 
@@ -226,7 +254,7 @@ pub(crate) fn classify<E>(
 ) -> Result<Start, E> {
     if moves.is_empty() {
         return Ok(Start::Known {
-            code: blocked_code(rules),
+            code: blocked_code(rules, pos),
             capture: false,
         });
     }
@@ -246,19 +274,14 @@ pub(crate) fn classify<E>(
 /// `max_plies` to its distance.
 #[inline]
 fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: u16) {
-    if v != DRAW {
-        *max_plies = (*max_plies).max(v - 1);
+    if let Some(p) = plies_of(v) {
+        *max_plies = (*max_plies).max(p);
     }
     counts[match wld_of(v) {
         Wld::Win => 0,
         Wld::Loss => 1,
         Wld::Draw => 2,
     }] += 1;
-}
-
-#[inline]
-fn level_code(level: usize) -> u16 {
-    level as u16 + 1
 }
 
 /// Solve slice `material` (both sides to move) under `rules`, looking up other slices in
@@ -382,8 +405,8 @@ pub fn solve_slice_global<S: Finished>(
                         if capture {
                             aux[g as usize].store(AUX_CAPTURE, Relaxed);
                         }
-                        if code != DRAW {
-                            resolved.push((code - 1, g));
+                        if let Some(p) = plies_of(code) {
+                            resolved.push((p, g));
                         }
                     }
                     Start::Open {
@@ -394,7 +417,7 @@ pub fn solve_slice_global<S: Finished>(
                         cnt[g as usize].store(inside, Relaxed);
                         aux[g as usize].store(a, Relaxed);
                         if let Some(w) = win_exit {
-                            cands.push((w - 1, g));
+                            cands.push((plies_of(w).unwrap_or(0), g));
                         }
                     }
                 }
@@ -432,13 +455,14 @@ pub fn solve_slice_global<S: Finished>(
         if level >= AUX_LEVEL as usize {
             return Err(SolveError::TooDeep(material));
         }
-        let code = level_code(level);
-        // Scheduled exits reach their distance.
+        // Scheduled exits reach their distance: a win exit's (a position with one), else a
+        // slow loss.
         if let Some(list) = cands.get_mut(level) {
             let list = std::mem::take(list);
             for g in list {
+                let win = aux[g as usize].load(Relaxed) & AUX_WIN_EXIT != 0;
                 if state[g as usize]
-                    .compare_exchange(UNRESOLVED, code, Relaxed, Relaxed)
+                    .compare_exchange(UNRESOLVED, code_at(level, win), Relaxed, Relaxed)
                     .is_ok()
                 {
                     put(&mut frontier, level as u16, g);
@@ -454,8 +478,9 @@ pub fn solve_slice_global<S: Finished>(
             continue;
         }
         levels += 1;
+        let mixed = mixed_levels(rules);
         let lost_here = level.is_multiple_of(2);
-        let next_code = level_code(level + 1);
+        let (win_next, loss_next) = (code_at(level + 1, true), code_at(level + 1, false));
         // Per chunk: positions resolved at the next level, and (level, position) for later.
         type Produced = (Vec<u64>, Vec<(u16, u64)>);
         let produced: Vec<Produced> = current
@@ -465,6 +490,11 @@ pub fn solve_slice_global<S: Finished>(
                 let mut later = Vec::new();
                 let mut pre = Vec::new();
                 for &g in part {
+                    let lost = if mixed {
+                        wld_of(state[g as usize].load(Relaxed)) == Wld::Loss
+                    } else {
+                        lost_here
+                    };
                     let pos = ix.unindex(g % n, side_of(g));
                     pre.clear();
                     quiet_unmoves(rules, &pos, &mut pre);
@@ -479,9 +509,9 @@ pub fn solve_slice_global<S: Finished>(
                         if cell.load(Relaxed) != UNRESOLVED {
                             continue;
                         }
-                        if lost_here {
+                        if lost {
                             if cell
-                                .compare_exchange(UNRESOLVED, next_code, Relaxed, Relaxed)
+                                .compare_exchange(UNRESOLVED, win_next, Relaxed, Relaxed)
                                 .is_ok()
                             {
                                 next.push(qg);
@@ -493,7 +523,7 @@ pub fn solve_slice_global<S: Finished>(
                             }
                             let slowest_exit = (a & AUX_LEVEL) as usize;
                             if slowest_exit <= level + 1 {
-                                cell.store(next_code, Relaxed);
+                                cell.store(loss_next, Relaxed);
                                 next.push(qg);
                             } else {
                                 later.push((slowest_exit as u16, qg));
@@ -1211,7 +1241,7 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
                 exits.finish(false)
             } else {
                 Start::Known {
-                    code: blocked_code(rules),
+                    code: blocked_code(rules, &pos),
                     capture: false,
                 }
             }
@@ -1234,8 +1264,8 @@ fn record(
             if capture {
                 cell.aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
             }
-            if code != DRAW {
-                put(frontier, (code - 1) as usize, l);
+            if let Some(p) = plies_of(code) {
+                put(frontier, p as usize, l);
             }
         }
         Start::Open {
@@ -1246,7 +1276,7 @@ fn record(
             *cell.cnt.get_mut() = inside;
             cell.aux = aux;
             if let Some(w) = win_exit {
-                put(cands, (w - 1) as usize, l);
+                put(cands, plies_of(w).unwrap_or(0) as usize, l);
             }
         }
     }
@@ -1473,9 +1503,12 @@ fn solve_group<S: Finished, R: Results>(
         }
         if let Some(list) = cands.get_mut(level) {
             for &l in list.iter() {
-                let val = cells[l as usize].val.get_mut();
+                let cell = &mut cells[l as usize];
+                // A win exit's distance (a position with one), else a slow loss's.
+                let win = cell.aux & AUX_WIN_EXIT != 0;
+                let val = cell.val.get_mut();
                 if *val == OPEN {
-                    *val = level_code(level);
+                    *val = code_at(level, win);
                     put(frontier, level, l);
                 }
             }
@@ -1490,8 +1523,11 @@ fn solve_group<S: Finished, R: Results>(
             continue;
         }
         levels += 1;
+        // Under `blocked = majority` a level holds wins and losses: each position's outcome
+        // is read from its code. Otherwise a level's outcome is its parity.
+        let mixed = mixed_levels(rules);
         let lost_here = level.is_multiple_of(2);
-        let next_code = level_code(level + 1);
+        let (win_next, loss_next) = (code_at(level + 1, true), code_at(level + 1, false));
         let placements: &[(u64, u64)] = kings;
         if parallel.is_some() && current.len() >= 2 * PROPAGATE_CHUNK {
             // A group alone in its round: the level's frontier on every thread. A cell is
@@ -1505,6 +1541,11 @@ fn solve_group<S: Finished, R: Results>(
                 .map(|part| {
                     let (mut next, mut later) = (Vec::new(), Vec::new());
                     for &l in part {
+                        let lost = if mixed {
+                            wld_of(shared[l as usize].val.load(Relaxed)) == Wld::Loss
+                        } else {
+                            lost_here
+                        };
                         for_each_predecessor(
                             l as usize,
                             kk,
@@ -1517,10 +1558,10 @@ fn solve_group<S: Finished, R: Results>(
                                 if cell.val.load(Relaxed) != OPEN {
                                     return;
                                 }
-                                if lost_here {
+                                if lost {
                                     if cell
                                         .val
-                                        .compare_exchange(OPEN, next_code, Relaxed, Relaxed)
+                                        .compare_exchange(OPEN, win_next, Relaxed, Relaxed)
                                         .is_ok()
                                     {
                                         next.push(ql as u32);
@@ -1532,7 +1573,7 @@ fn solve_group<S: Finished, R: Results>(
                                 }
                                 match lost_at(cell.aux, level) {
                                     Some(at) if at == level + 1 => {
-                                        cell.val.store(next_code, Relaxed);
+                                        cell.val.store(loss_next, Relaxed);
                                         next.push(ql as u32);
                                     }
                                     Some(at) => later.push((at, ql as u32)),
@@ -1554,6 +1595,11 @@ fn solve_group<S: Finished, R: Results>(
             }
         } else {
             for &l in &current {
+                let lost = if mixed {
+                    wld_of(*cells[l as usize].val.get_mut()) == Wld::Loss
+                } else {
+                    lost_here
+                };
                 for_each_predecessor(
                     l as usize,
                     kk,
@@ -1567,8 +1613,8 @@ fn solve_group<S: Finished, R: Results>(
                         if *val != OPEN {
                             return;
                         }
-                        if lost_here {
-                            *val = next_code;
+                        if lost {
+                            *val = win_next;
                             put(frontier, level + 1, ql as u32);
                             return;
                         }
@@ -1579,7 +1625,7 @@ fn solve_group<S: Finished, R: Results>(
                         }
                         match lost_at(cell.aux, level) {
                             Some(at) if at == level + 1 => {
-                                *cell.val.get_mut() = next_code;
+                                *cell.val.get_mut() = loss_next;
                                 put(frontier, level + 1, ql as u32);
                             }
                             Some(at) => put(cands, at, ql as u32),
@@ -1669,7 +1715,8 @@ mod tests {
     /// capture): they must agree on every position of every English slice up to 4 pieces, on
     /// International up to 3, and up to 3 under the other rule fields that change how
     /// positions are classified: flying kings on 8x8 (gracz8), optional capture, men that
-    /// may not capture kings (Italian), a blocked side drawing.
+    /// may not capture kings (Italian), a blocked side drawing, a blocked side judged by
+    /// material (levels that mix wins and losses).
     #[test]
     fn grouped_and_global_solvers_agree() {
         let blocked_draws = Rules {
@@ -1683,6 +1730,11 @@ mod tests {
             (Rules::INTERNATIONAL_OPTIONAL, 3),
             (Rules::ITALIAN, 3),
             (blocked_draws, 3),
+            (Rules::parse("english,blocked=majority").unwrap(), 4),
+            (
+                Rules::parse("gracz8,capture=optional,blocked=majority").unwrap(),
+                3,
+            ),
         ] {
             let mut store = Store::new(rules);
             for m in Material::solve_order(n, rules.max_pieces_per_side()) {

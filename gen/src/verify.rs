@@ -21,10 +21,10 @@ use std::sync::Mutex;
 use dtb_probe::format::{wld_code, ValueKind};
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::movegen::{legal_moves, Counting};
-use dtb_probe::rules::{BlockedOutcome, Color, Rules};
+use dtb_probe::rules::{Color, Rules};
 use dtb_probe::tablebase::parse_file_name;
 use dtb_probe::value::{
-    code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, LOST,
+    blocked_code, code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, FLIP, LOST,
 };
 use dtb_probe::{fen, Material, Tablebase, Wld};
 use rayon::prelude::*;
@@ -192,16 +192,13 @@ fn verify_slice(
                     // stored DTW code still counts towards the file's largest code.
                     fig.add_true(tb, &pos, dtw.is_some());
                     if let Some(Ok(code)) = dtw.map(|t| t.stored_code(side.index(), i)) {
-                        fig.max_stored = fig.max_stored.max(code);
+                        fig.max_stored = fig.max_stored.max(code & !FLIP);
                     }
                 }
                 continue;
             }
             let expected: Result<u16, String> = if moves.is_empty() {
-                Ok(match rules.blocked {
-                    BlockedOutcome::Loss => LOST,
-                    BlockedOutcome::Draw => DRAW,
-                })
+                Ok(blocked_code(rules, &pos))
             } else {
                 let mut best: Option<u16> = None;
                 let mut err = None;
@@ -210,7 +207,7 @@ fn verify_slice(
                     let probed = if wld_only {
                         tb.probe_wld(&succ).map(code_of_wld)
                     } else {
-                        tb.probe_dtw(&succ).map(|d| d.plies.map_or(DRAW, |p| p + 1))
+                        tb.probe_dtw(&succ).map(|d| d.code())
                     };
                     match probed {
                         Ok(code) => {
@@ -239,7 +236,7 @@ fn verify_slice(
                 if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
                     fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));
                     if dtw.is_some() {
-                        fig.max_stored = fig.max_stored.max(*code);
+                        fig.max_stored = fig.max_stored.max(*code & !FLIP);
                     }
                 } else {
                     fig.unknown += 1;
@@ -349,9 +346,11 @@ fn verify_slice(
 struct Figures {
     /// Wins, losses, draws, white to move then black to move.
     counts: [[u64; 3]; 2],
-    /// The largest true distance code of any position (with DTW tables).
+    /// The largest true distance code of any position (with DTW tables), without the outcome
+    /// flag: the longest distance plus one.
     max_true: u16,
-    /// The largest code stored in the DTW file, "don't care" entries included.
+    /// The largest code stored in the DTW file, "don't care" entries included, without the
+    /// outcome flag.
     max_stored: u16,
     /// Positions whose value could not be read (reported elsewhere): no figure is checked.
     unknown: u64,
@@ -375,15 +374,14 @@ impl Figures {
         };
         self.counts[side.index()][k] += 1;
         if let Some(c) = dtw_code {
-            self.max_true = self.max_true.max(c);
+            self.max_true = self.max_true.max(c & !FLIP);
         }
     }
 
     /// Count `pos` by its true value, found by the probe (capture search).
     fn add_true(&mut self, tb: &Tablebase, pos: &dtb_probe::Position, with_dtw: bool) {
         let got = if with_dtw {
-            tb.probe_dtw(pos)
-                .map(|d| (d.wld, Some(d.plies.map_or(DRAW, |p| p + 1))))
+            tb.probe_dtw(pos).map(|d| (d.wld, Some(d.code())))
         } else {
             tb.probe_wld(pos).map(|w| (w, None))
         };

@@ -10,7 +10,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dtb_probe::format::{pack_values, FormatError, Header, ValueKind, HEADER_LEN};
+use dtb_probe::format::{
+    pack_values, FormatError, Header, ValueKind, FORMAT_VERSION_FLIP, HEADER_LEN,
+};
 use dtb_probe::table::{BlockCache, TableError, TableFile};
 
 /// The values of one table and its header, ready to be written.
@@ -277,7 +279,24 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
         }
     }
     if h.kind == ValueKind::Dtw {
-        h.max_plies = max.saturating_sub(1);
+        use dtb_probe::value::FLIP;
+        if h.version == FORMAT_VERSION_FLIP {
+            // The largest distance of any code, flagged or not.
+            let plies = data
+                .sides
+                .iter()
+                .flat_map(|s| s.iter().map(|&c| c & !FLIP))
+                .max()
+                .unwrap_or(0);
+            h.max_plies = plies.saturating_sub(1);
+        } else if max >= FLIP {
+            return Err(invalid(format!(
+                "code {max:#06x} carries the outcome flag, which only format version \
+                 {FORMAT_VERSION_FLIP} files hold"
+            )));
+        } else {
+            h.max_plies = max.saturating_sub(1);
+        }
     }
     with_block_count(path, h)
 }
@@ -600,7 +619,7 @@ fn write_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dtb_probe::format::{table_file_name, WLD_DRAW, WLD_LOSS, WLD_WIN};
+    use dtb_probe::format::{table_file_name, FORMAT_VERSION, WLD_DRAW, WLD_LOSS, WLD_WIN};
 
     /// Deterministic pseudo-random numbers (xorshift64*).
     struct Rng(u64);
@@ -627,6 +646,7 @@ mod tests {
 
     fn header(kind: ValueKind, width: u8, sides: u8, n: u64, block_len: u32) -> Header {
         Header {
+            version: FORMAT_VERSION,
             kind,
             value_width: width,
             variant: "english".to_string(),
@@ -753,6 +773,69 @@ mod tests {
             ));
         }
         assert!(leftovers(dir.path()).is_empty());
+    }
+
+    /// Format version 2: flagged DTW codes (a win in 0 or 2 plies, a loss in 1) are written
+    /// and read back, `max_plies` is the longest distance of any code; a version 1 file
+    /// refuses them, and a corrupt flagged code (`0x8000`, or beyond `max_plies`) is caught.
+    #[test]
+    fn flagged_codes_need_version_2() {
+        use dtb_probe::format::FORMAT_VERSION_FLIP;
+        use dtb_probe::value::{loss_code, win_code, FLIP, WON};
+        let dir = tempfile::tempdir().unwrap();
+        let codes = [WON, loss_code(1), win_code(2), win_code(3), 0, loss_code(4)];
+        assert_eq!(codes, [0x8001, 0x8002, 0x8003, 4, 0, 5]);
+        let path = dir.path().join("english-0101.dtw");
+        let mut h = header(ValueKind::Dtw, 16, 1, 6, 4);
+        h.version = FORMAT_VERSION_FLIP;
+        let data = TableData {
+            header: h.clone(),
+            sides: vec![&codes],
+        };
+        write_table(&path, &data, &CompressionParams::level(1)).unwrap();
+        let t = TableFile::open(&path, Arc::new(BlockCache::new(1 << 16))).unwrap();
+        assert_eq!(t.header().version, FORMAT_VERSION_FLIP);
+        assert_eq!(t.header().max_plies, 4);
+        let got: Vec<u16> = (0..6).map(|i| t.stored_code(0, i).unwrap()).collect();
+        assert_eq!(got, codes);
+        // Version 1 has no flagged codes.
+        let v1 = TableData {
+            header: header(ValueKind::Dtw, 16, 1, 6, 4),
+            sides: vec![&codes],
+        };
+        let e = write_table(
+            &dir.path().join("v1.dtw"),
+            &v1,
+            &CompressionParams::level(1),
+        );
+        assert!(e.unwrap_err().to_string().contains("outcome flag"));
+        // Version 2 is for 16-bit DTW files only.
+        let mut narrow = h.clone();
+        narrow.value_width = 8;
+        let e = write_table(
+            &dir.path().join("v2-8.dtw"),
+            &TableData {
+                header: narrow,
+                sides: vec![&[1, 2, 3, 0, 0, 0]],
+            },
+            &CompressionParams::level(1),
+        );
+        assert!(e.unwrap_err().to_string().contains("format version 2"));
+        // A reader checks flagged codes against max_plies.
+        let mut hh = t.header().clone();
+        hh.block_count = 2;
+        for bad in [FLIP, FLIP | 6] {
+            let raw: Vec<u8> = [bad, 1, 2, 3]
+                .iter()
+                .flat_map(|c| c.to_le_bytes())
+                .collect();
+            assert!(hh.check_block(0, &raw).is_err(), "{bad:#x}");
+        }
+        let raw: Vec<u8> = [FLIP | 5, 1, 2, 3]
+            .iter()
+            .flat_map(|c| c.to_le_bytes())
+            .collect();
+        assert!(hh.check_block(0, &raw).is_ok());
     }
 
     #[test]

@@ -18,8 +18,14 @@ use std::fmt;
 /// The eight bytes every table file starts with.
 pub const MAGIC: [u8; 8] = *b"DTBTABLE";
 
-/// The format version this crate writes and reads (header bytes 8..12).
+/// The format version of every file but those below (header bytes 8..12).
 pub const FORMAT_VERSION: u32 = 1;
+
+/// The format version of DTW files whose codes may carry the outcome flag
+/// ([`crate::value::FLIP`]: a win in an even number of plies, a loss in an odd number), which
+/// only rule sets with `blocked = majority` produce. Version 2 is version 1 with those codes
+/// allowed, at width 16; `max_plies` is the largest distance of any code, flagged or not.
+pub const FORMAT_VERSION_FLIP: u32 = 2;
 
 /// Length of the header in bytes; the block table starts right after it.
 pub const HEADER_LEN: usize = 256;
@@ -68,7 +74,9 @@ pub enum ValueKind {
     /// Win / loss / draw for the side to move: 2-bit codes 0 = draw, 1 = win, 2 = loss.
     Wld,
     /// Distance to win: 0 = draw, otherwise plies + 1, where plies is the exact number of plies
-    /// to the end of the game (odd = the side to move wins, even = it loses, 0 = already lost).
+    /// to the end of the game (odd = the side to move wins, even = it loses, 0 = already lost);
+    /// in [`FORMAT_VERSION_FLIP`] files codes with bit 15 set reverse that outcome
+    /// ([`crate::value`]).
     Dtw,
 }
 
@@ -121,8 +129,11 @@ pub enum FormatError {
     /// The first eight bytes are not [`MAGIC`]: not a dtb table file.
     #[error("not a dtb table file (bad magic)")]
     BadMagic,
-    /// The format version is not [`FORMAT_VERSION`].
-    #[error("unsupported format version {0} (this reader supports version {FORMAT_VERSION})")]
+    /// The format version is neither [`FORMAT_VERSION`] nor [`FORMAT_VERSION_FLIP`].
+    #[error(
+        "unsupported format version {0} (this reader supports versions {FORMAT_VERSION} and \
+         {FORMAT_VERSION_FLIP})"
+    )]
     UnsupportedVersion(u32),
     /// The header checksum (bytes 252..256) does not match bytes 0..252.
     #[error("header checksum mismatch (header is corrupt)")]
@@ -230,6 +241,9 @@ pub enum FormatError {
 /// | 252..256 | header_crc (u32)     | crc32 of bytes 0..252                              |
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The format version: [`FORMAT_VERSION`], or [`FORMAT_VERSION_FLIP`] for a DTW file whose
+    /// codes may carry the outcome flag.
+    pub version: u32,
     /// What the values mean.
     pub kind: ValueKind,
     /// Bits per value in a decompressed block: 2 for WLD, 8 or 16 for DTW.
@@ -572,9 +586,15 @@ impl Header {
             }
             16 => {
                 let max = self.max_stored_code();
+                let flip = self.version == FORMAT_VERSION_FLIP;
                 for (offset, pair) in raw.chunks_exact(2).enumerate() {
                     let code = u16::from_le_bytes([pair[0], pair[1]]);
-                    if code > max {
+                    let bad = if flip {
+                        code == crate::value::FLIP || code & !crate::value::FLIP > max
+                    } else {
+                        code > max
+                    };
+                    if bad {
                         return Err(FormatError::BlockCode {
                             block,
                             offset,
@@ -601,6 +621,18 @@ impl Header {
                     "value_width {w} is not allowed for value kind {k} (WLD: 2, DTW: 8 or 16)"
                 ))
             }
+        }
+        match self.version {
+            FORMAT_VERSION => {}
+            FORMAT_VERSION_FLIP if self.kind == ValueKind::Dtw && self.value_width == 16 => {}
+            FORMAT_VERSION_FLIP => {
+                return inv(format!(
+                    "format version {FORMAT_VERSION_FLIP} is for DTW files of 16-bit values, \
+                     not {} files of width {}",
+                    self.kind, self.value_width
+                ))
+            }
+            v => return Err(FormatError::UnsupportedVersion(v)),
         }
         if self.kind == ValueKind::Dtw {
             let max = max_code(self.value_width).unwrap_or(0);
@@ -664,7 +696,7 @@ impl Header {
     pub fn encode(&self) -> [u8; HEADER_LEN] {
         let mut b = [0u8; HEADER_LEN];
         b[0..8].copy_from_slice(&MAGIC);
-        b[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        b[8..12].copy_from_slice(&self.version.to_le_bytes());
         b[12] = self.kind.code();
         b[13] = self.value_width;
         let v = self.variant.as_bytes();
@@ -701,7 +733,7 @@ impl Header {
             return Err(FormatError::BadMagic);
         }
         let version = read_u32(b, 8);
-        if version != FORMAT_VERSION {
+        if version != FORMAT_VERSION && version != FORMAT_VERSION_FLIP {
             return Err(FormatError::UnsupportedVersion(version));
         }
         if crc32fast::hash(&b[..252]) != read_u32(b, 252) {
@@ -742,6 +774,7 @@ impl Header {
             *c = read_u64(b, 88 + 8 * i);
         }
         let h = Header {
+            version,
             kind,
             value_width: b[13],
             variant,
@@ -891,6 +924,7 @@ mod tests {
 
     fn sample(kind: ValueKind, width: u8) -> Header {
         let mut h = Header {
+            version: FORMAT_VERSION,
             kind,
             value_width: width,
             variant: "english".to_string(),
@@ -949,11 +983,22 @@ mod tests {
         b[0] = b'X';
         assert!(matches!(Header::decode(&b), Err(FormatError::BadMagic)));
         let mut b = good;
-        b[8] = 2;
+        b[8] = 3;
         assert!(matches!(
             Header::decode(&b),
-            Err(FormatError::UnsupportedVersion(2))
+            Err(FormatError::UnsupportedVersion(3))
         ));
+        // Version 2 (flagged DTW codes) is read, but only for 16-bit DTW files: this WLD
+        // header with version 2 and a correct checksum is refused as such.
+        let mut h = sample(ValueKind::Wld, 2);
+        h.version = FORMAT_VERSION_FLIP;
+        assert!(matches!(
+            Header::decode(&h.encode()),
+            Err(FormatError::Invalid(m)) if m.contains("format version 2 is for DTW files")
+        ));
+        let mut h = sample(ValueKind::Dtw, 16);
+        h.version = FORMAT_VERSION_FLIP;
+        assert_eq!(Header::decode(&h.encode()).unwrap(), h);
         for i in 12..256 {
             let mut b = good;
             b[i] ^= 0x10;
@@ -1282,7 +1327,7 @@ mod tests {
     fn errors_read_well() {
         assert_eq!(
             FormatError::UnsupportedVersion(7).to_string(),
-            "unsupported format version 7 (this reader supports version 1)"
+            "unsupported format version 7 (this reader supports versions 1 and 2)"
         );
         assert_eq!(
             FormatError::BlockChecksum(3).to_string(),

@@ -43,9 +43,11 @@ pub mod tablebase;
 #[cfg(test)]
 mod test_rng;
 pub mod value;
+pub mod variant;
 
 pub use material::Material;
 pub use position::Position;
 pub use rules::{Color, Rules};
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
+pub use variant::RulesError;

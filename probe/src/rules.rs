@@ -104,6 +104,10 @@ pub enum BlockedOutcome {
     Loss,
     /// The game is drawn (an option of the optional-rules text).
     Draw,
+    /// The side with more pieces wins; with as many pieces, the one with more kings; with as
+    /// many kings, the game is drawn (the optional-rules text's third option). The game ends
+    /// at once: a blocked side with more material has won in 0 plies.
+    Majority,
 }
 
 /// How the playable squares are numbered in FEN and move text: the board of the variant's PDN
@@ -182,8 +186,10 @@ impl Numbering {
     }
 }
 
-/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), or flip
-/// a field of one: `Rules { capture_compulsory: false, ..Rules::INTERNATIONAL }`.
+/// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), from
+/// the text a player writes ([`Rules::parse`]: `"english,blocked=majority"`, which also names
+/// the rule set), or flip a field of one: `Rules { capture_compulsory: false,
+/// ..Rules::INTERNATIONAL }` (then [`Rules::named`] gives it its name for table files).
 ///
 /// Each field is one row of the preset table in variants.md ("Presets").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,7 +224,8 @@ pub struct Rules {
     /// Has no effect with short kings.
     pub king_landing: KingLanding,
     /// Value of a position whose side to move has pieces but no legal move ("Optional rule
-    /// fields": loses by default, or draws). It changes values, not legal moves.
+    /// fields": loses by default, draws, or is judged by material). It changes values, not
+    /// legal moves.
     pub blocked: BlockedOutcome,
     /// How FEN and moves number the squares ("Italian and Spanish are played on the mirrored
     /// board"). It changes notation only, not the game.
@@ -443,7 +450,8 @@ impl Rules {
     /// under other rules is refused. Byte 0 is the encoding version (2: byte 12, the
     /// numbering, was added; version 1 had no byte 12 and covered only standard numbering);
     /// bytes 1-12 are the fields in declaration order, each as its enum discriminant or 0/1;
-    /// bytes 13-15 are zero. Distinct for every preset.
+    /// bytes 13-15 are zero. Distinct for every preset, and for every rule set ([`Rules::decode`]
+    /// reverses it).
     pub fn encode(&self) -> [u8; 16] {
         let mut b = [0u8; 16];
         b[0] = 2;

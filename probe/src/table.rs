@@ -431,7 +431,7 @@ impl TableFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{pack_values, ValueKind, FORMAT_VERSION};
+    use crate::format::{pack_values, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP};
     use std::sync::atomic::AtomicUsize;
 
     fn assert_send_sync<T: Send + Sync>() {}
@@ -487,6 +487,7 @@ mod tests {
                 .saturating_sub(1),
         };
         let mut h = Header {
+            version: FORMAT_VERSION,
             kind,
             value_width: width,
             variant: "english".into(),
@@ -766,11 +767,11 @@ mod tests {
         assert!(matches!(e.format_error(), Some(FormatError::BadMagic)));
 
         let mut b = good.clone();
-        b[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+        b[8..12].copy_from_slice(&(FORMAT_VERSION_FLIP + 1).to_le_bytes());
         let p = dir.file("version.wld", &b);
         assert!(matches!(
             fmt_err(TableFile::open(&p, cache()), &p),
-            FormatError::UnsupportedVersion(2)
+            FormatError::UnsupportedVersion(3)
         ));
 
         let mut b = good.clone();
@@ -876,6 +877,7 @@ mod tests {
         let dir = Scratch::new("codes");
         let data = [vec![1u16; 10]];
         let mut h = Header {
+            version: FORMAT_VERSION,
             kind: ValueKind::Wld,
             value_width: 2,
             variant: "english".into(),

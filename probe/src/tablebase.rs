@@ -88,7 +88,12 @@ pub struct Dtw {
     /// Win, loss or draw for the side to move.
     pub wld: Wld,
     /// Plies to the end of the game under perfect play (winner fastest, loser slowest);
-    /// `None` for a draw. Odd for a win, even for a loss.
+    /// `None` for a draw that the game does not end in now. Under the presets odd for a win
+    /// and even for a loss; under `blocked = majority` either parity (`Some(0)` with a win:
+    /// the side to move is blocked with more material and has won). `Some(0)` with a draw:
+    /// the game ends here drawn (a blocked side under `blocked = draw`, or with as much
+    /// material under `majority`; reported by [`Tablebase::probe_dtw`] for the position
+    /// probed, not by the tables, which hold a plain draw there).
     pub plies: Option<u16>,
 }
 
@@ -97,6 +102,18 @@ impl Dtw {
         Dtw {
             wld: wld_of(code),
             plies: plies_of(code),
+        }
+    }
+
+    /// The value code ([`crate::value`]) of this value: a draw (ended or not) is
+    /// [`value::DRAW`].
+    pub fn code(&self) -> u16 {
+        match (self.wld, self.plies) {
+            (Wld::Win, Some(p)) => value::win_code(p),
+            (Wld::Loss, Some(p)) => value::loss_code(p),
+            (Wld::Win, None) => code_of_wld(Wld::Win),
+            (Wld::Loss, None) => code_of_wld(Wld::Loss),
+            (Wld::Draw, _) => value::DRAW,
         }
     }
 }
@@ -125,9 +142,11 @@ impl Tablebase {
     }
 
     /// An empty tablebase whose block cache holds at most about `bytes` of decompressed data.
+    /// The rules are taken under their canonical name ([`Rules::named`]), which names the
+    /// files looked for.
     pub fn with_cache_bytes(rules: Rules, bytes: usize) -> Tablebase {
         Tablebase {
-            rules,
+            rules: rules.named(),
             cache: Arc::new(BlockCache::new(bytes)),
             tables: HashMap::new(),
         }
@@ -237,7 +256,19 @@ impl Tablebase {
         let m = &h.material;
         let found_material = Material::new(m[0], m[1], m[2], m[3]);
         let expected_size = SliceIndex::new(material, self.rules.geometry()).size();
-        let what = if h.variant != self.rules.name {
+        // The header's rules, when this version of dtb knows their encoding: both rule sets
+        // are named, with the fields that differ.
+        let theirs = Rules::decode(&h.rules_code).filter(|r| r.encode() != self.rules.encode());
+        let what = if let Some(t) = theirs {
+            Some(format!(
+                "it was built under other rules, rule set {:?} ({:?} in its header), and this \
+                 tablebase reads rule set {:?}: {}",
+                t.name,
+                h.variant,
+                self.rules.name,
+                self.rules.differences(&t)
+            ))
+        } else if h.variant != self.rules.name {
             Some(format!(
                 "it is a {:?} table, expected {:?}",
                 h.variant, self.rules.name
@@ -304,7 +335,16 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::probe_wld`].
     pub fn probe_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
-        Ok(Dtw::from_code(self.code(pos, ValueKind::Dtw)?))
+        let mut d = Dtw::from_code(self.code(pos, ValueKind::Dtw)?);
+        if d.wld == Wld::Draw && self.rules.blocked != crate::rules::BlockedOutcome::Loss {
+            // A draw that ends the game now: the side to move is blocked.
+            let mut moves = Vec::new();
+            legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
+            if moves.is_empty() {
+                d.plies = Some(0);
+            }
+        }
+        Ok(d)
     }
 
     /// The best move and the value of the position: in a win, a move to the fastest win; in a

@@ -1,9 +1,18 @@
 //! Game values and their resolution by search where tables hold "don't care".
 //!
-//! A value is coded as a `u16` ("DTW code"): `0` is a draw, any other code `c` means the
-//! side to move wins or loses in `c - 1` plies: an odd number of plies is a win, an even
-//! number a loss, `0` plies a side that has already lost. WLD tables are read into the same
-//! code with a nominal distance (win = 1 ply, loss = 0 plies), which keeps only the outcome.
+//! A value is coded as a `u16` ("DTW code"): `0` is a draw; any other code `c` means the side
+//! to move wins or loses in `plies = (c & 0x7FFF) - 1` plies. Without the flag bit
+//! ([`FLIP`], bit 15) an odd number of plies is a win and an even number a loss (`0` plies: a
+//! side that has already lost), which is all the presets ever produce. The flag reverses the
+//! outcome: a flagged code with an even number of plies is a win, with an odd number a loss.
+//! Flagged codes arise only under `blocked = majority` ([`BlockedOutcome::Majority`]), where
+//! a blocked side to move with more material has already won (`0` plies, [`WON`]) and a move
+//! into such a position loses in one ply. Each (outcome, plies) pair has exactly one code
+//! ([`win_code`], [`loss_code`]), and the code of a move's parent is the child's plus one
+//! ([`parent_code`]) with or without the flag.
+//!
+//! WLD tables are read into the same code with a nominal distance (win = 1 ply, loss = 0
+//! plies), which keeps only the outcome.
 
 use crate::movegen::{has_capture, has_quiet_move, legal_moves, single_jumps, Counting, Move};
 use crate::position::Position;
@@ -13,6 +22,11 @@ use crate::rules::{BlockedOutcome, Color, Rules};
 pub const DRAW: u16 = 0;
 /// Code of a position whose side to move has lost (no pieces or no move): 0 plies.
 pub const LOST: u16 = 1;
+/// The flag bit of a code whose outcome is the reverse of its parity (see the module docs).
+pub const FLIP: u16 = 0x8000;
+/// Code of a position whose side to move has already won: blocked, with more material, under
+/// `blocked = majority` (0 plies).
+pub const WON: u16 = FLIP | 1;
 
 /// Win, loss or draw for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,7 +58,8 @@ impl std::fmt::Display for Wld {
 pub fn wld_of(code: u16) -> Wld {
     if code == DRAW {
         Wld::Draw
-    } else if (code - 1) % 2 == 1 {
+    } else if (code & !FLIP).is_multiple_of(2) != (code & FLIP != 0) {
+        // Unflagged: plies = code - 1 odd, the code even.
         Wld::Win
     } else {
         Wld::Loss
@@ -57,7 +72,50 @@ pub fn plies_of(code: u16) -> Option<u16> {
     if code == DRAW {
         None
     } else {
-        Some(code - 1)
+        Some((code & !FLIP).saturating_sub(1))
+    }
+}
+
+/// The code of a win in `plies` plies (flagged when `plies` is even). `plies` below 32767.
+#[inline]
+pub fn win_code(plies: u16) -> u16 {
+    if plies % 2 == 1 {
+        plies + 1
+    } else {
+        FLIP | (plies + 1)
+    }
+}
+
+/// The code of a loss in `plies` plies (flagged when `plies` is odd). `plies` below 32767.
+#[inline]
+pub fn loss_code(plies: u16) -> u16 {
+    if plies.is_multiple_of(2) {
+        plies + 1
+    } else {
+        FLIP | (plies + 1)
+    }
+}
+
+/// The value of `pos`, whose side to move has pieces but no legal move, under `rules`
+/// ([`BlockedOutcome`]): lost, drawn, or under `majority` won by the side with more pieces,
+/// with as many pieces by the side with more kings, else drawn. The game ends here: 0 plies.
+#[inline]
+pub fn blocked_code(rules: &Rules, pos: &Position) -> u16 {
+    match rules.blocked {
+        BlockedOutcome::Loss => LOST,
+        BlockedOutcome::Draw => DRAW,
+        BlockedOutcome::Majority => {
+            let me = pos.side_to_move();
+            let key = |c: Color| {
+                let p = pos.pieces(c);
+                (p.count_ones(), (p & pos.kings()).count_ones())
+            };
+            match key(me).cmp(&key(me.opponent())) {
+                std::cmp::Ordering::Greater => WON,
+                std::cmp::Ordering::Less => LOST,
+                std::cmp::Ordering::Equal => DRAW,
+            }
+        }
     }
 }
 
@@ -86,10 +144,11 @@ pub fn parent_code(child: u16) -> u16 {
 /// losses).
 #[inline]
 pub fn goodness(code: u16) -> i32 {
+    let plies = plies_of(code).unwrap_or(0) as i32;
     match wld_of(code) {
-        Wld::Win => 100_000 - code as i32,
+        Wld::Win => 100_000 - plies,
         Wld::Draw => 0,
-        Wld::Loss => -100_000 + code as i32,
+        Wld::Loss => -100_000 + plies,
     }
 }
 
@@ -131,10 +190,7 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
     if rules.capture_compulsory && !has_capture(rules, pos) {
         // The common case, without building a move list: a quiet position.
         if !has_quiet_move(rules, pos) {
-            return Ok(match rules.blocked {
-                BlockedOutcome::Loss => LOST,
-                BlockedOutcome::Draw => DRAW,
-            });
+            return Ok(blocked_code(rules, pos));
         }
         return src.stored(&normalize(rules, pos));
     }
@@ -155,10 +211,7 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
     let mut moves = Vec::new();
     legal_moves(rules, pos, Counting::Unique, &mut moves);
     if moves.is_empty() {
-        return Ok(match rules.blocked {
-            BlockedOutcome::Loss => LOST,
-            BlockedOutcome::Draw => DRAW,
-        });
+        return Ok(blocked_code(rules, pos));
     }
     if is_capture_position(rules, &moves) {
         let mut best: Option<u16> = None;
