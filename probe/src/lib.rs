@@ -47,5 +47,6 @@ pub mod value;
 pub use material::Material;
 pub use position::Position;
 pub use rules::{Color, Rules};
+pub use table::CacheStats;
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
