@@ -103,6 +103,7 @@ impl TableError {
 /// holds at most this many blocks beyond the configured bound (4 MiB with 16 KiB blocks); a
 /// cache of 0 bytes keeps none.
 const RECENT_SLOTS: usize = 256;
+const _: () = assert!(RECENT_SLOTS.is_power_of_two());
 
 /// A thread's recently used block: (table id, block number, decompressed bytes).
 type Recent = Option<(u64, u32, Arc<[u8]>)>;
@@ -508,9 +509,14 @@ impl TableFile {
         v.map(Some)
     }
 
+    /// The slot of `block` among this thread's recent blocks: the top bits of a
+    /// multiplicative hash of (table id, block), so that which blocks collide does not depend
+    /// on how the table ids fell (the low bits of `id * odd` did: the same probes could hit
+    /// this thread's blocks or miss them by the order the tables were opened in).
     fn recent_slot(&self, block: u32) -> usize {
-        ((self.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(block)) % RECENT_SLOTS as u64)
-            as usize
+        const G: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = (self.id.wrapping_mul(G) ^ u64::from(block)).wrapping_mul(G);
+        (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
     }
 
     /// The value at `offset` of `block` if it is in this thread's recent blocks (a hit counted).
