@@ -33,6 +33,7 @@ use std::path::PathBuf;
 
 use dtb_probe::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
+use dtb_probe::rules::Numbering;
 use dtb_probe::{fen, Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
 
 /// Success.
@@ -276,6 +277,7 @@ fn parse_fen(tb: &Tablebase, text: &str) -> Res<Position> {
     })
 }
 
+#[inline]
 fn position_of(tb: &Tablebase, p: &dtb_position) -> Res<Position> {
     let rules = tb.rules();
     let side = match p.side_to_move {
@@ -303,12 +305,21 @@ fn position_of(tb: &Tablebase, p: &dtb_position) -> Res<Position> {
             ),
         );
     }
-    let n = |bb| rules.numbering.to_internal(g, bb);
+    // The common case (every variant but Italian and Spanish) without a call a bitboard.
+    let standard = rules.numbering == Numbering::Standard;
+    let n = |bb| {
+        if standard {
+            bb
+        } else {
+            rules.numbering.to_internal(g, bb)
+        }
+    };
     Position::new(rules, n(p.white), n(p.black), n(p.kings), side)
         .map_err(|e| probe_failure(ProbeError::IllegalPosition(e)))
 }
 
 /// The probe behind [`dtb_probe_fen`] and [`dtb_probe`]: `Ok(None)` = not cached.
+#[inline]
 fn probe_value(tb: &Tablebase, pos: &Position, flags: c_uint) -> Res<Option<dtb_value>> {
     if flags & !(DTB_PROBE_WLD_ONLY | DTB_PROBE_CACHE_ONLY | DTB_PROBE_QUIET) != 0 {
         return fail(DTB_ERR_ARGUMENT, format!("unknown flag bits in {flags:#x}"));
