@@ -245,3 +245,50 @@ fn a_directory_named_in_bytes_that_are_not_utf8_opens() {
     // SAFETY: the handle from dtb_open, closed once.
     unsafe { dtb::dtb_close(tb) };
 }
+
+/// A directory of WLD tables alone: the full probe answers the outcome with `dtw` -1, from
+/// FEN, bitboards and KingsRow's layout alike; a best move still comes (from the WLD tables).
+#[test]
+fn a_wld_only_directory_answers_outcomes_with_no_distance() {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(tables()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "wld") {
+            std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let c_dir = std::ffi::CString::new(dir.path().to_str().unwrap()).unwrap();
+    let mut tb = std::ptr::null_mut();
+    // SAFETY: valid NUL-terminated strings and a writable out pointer.
+    let s = unsafe { dtb::dtb_open(c_dir.as_ptr(), c"english".as_ptr(), 1 << 20, &mut tb) };
+    assert_eq!(s, dtb::DTB_OK);
+    let mut v = dtb::dtb_value::default();
+    // SAFETY: an open handle, a NUL-terminated FEN, a writable value.
+    let s = unsafe { dtb::dtb_probe_fen(tb, c"W:WK32:BK26".as_ptr(), &mut v) };
+    assert_eq!((s, v.wld, v.dtw), (dtb::DTB_OK, 1, -1));
+    let pos = dtb::dtb_position {
+        white: 1 << 31,
+        black: 1 << 25,
+        kings: 1 << 31 | 1 << 25,
+        side_to_move: dtb::DTB_WHITE,
+    };
+    let mut v = dtb::dtb_value::default();
+    // SAFETY: an open handle, a valid position, a writable value.
+    let s = unsafe { dtb::dtb_probe(tb, &pos, 0, &mut v) };
+    assert_eq!((s, v.wld, v.dtw), (dtb::DTB_OK, 1, -1));
+    let mut v = dtb::dtb_value::default();
+    // SAFETY: an open handle, a writable value. Black to move: EGDB_BLACK (0).
+    let s =
+        unsafe { dtb::dtb_probe_kingsrow(tb, 1 << 25, 1 << 31, 1 << 31 | 1 << 25, 0, 0, &mut v) };
+    assert_eq!((s, v.wld, v.dtw), (dtb::DTB_OK, 0, -1));
+    let mut buf = [0 as std::ffi::c_char; dtb::DTB_MOVE_TEXT];
+    // SAFETY: an open handle, a NUL-terminated FEN, a buffer of its length.
+    let s =
+        unsafe { dtb::dtb_best_move_fen(tb, c"W:WK32:BK26".as_ptr(), buf.as_mut_ptr(), buf.len()) };
+    assert_eq!(s, dtb::DTB_OK);
+    // SAFETY: dtb_best_move_fen wrote a NUL-terminated string into buf.
+    let best = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    assert_eq!(best.to_str().unwrap(), "32-27", "the only winning move");
+    // SAFETY: the handle from dtb_open, closed once.
+    unsafe { dtb::dtb_close(tb) };
+}
