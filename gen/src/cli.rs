@@ -138,6 +138,11 @@ enum Command {
         /// left (needs the DTW tables).
         #[arg(long)]
         line: bool,
+        /// After each position, every legal move with its value for the mover (win or loss
+        /// with the distance in plies, or draw) and the position after it, best first; with
+        /// --json a "moves" array of {"move", "wld", "dtw", "fen"}.
+        #[arg(long, conflicts_with = "line")]
+        moves: bool,
         /// Positions in PDN FEN.
         fens: Vec<String>,
     },
@@ -364,8 +369,9 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             json,
             batch,
             line,
+            moves,
             fens,
-        } => probe(&variant, &dir, json, batch, line, fens),
+        } => probe(&variant, &dir, json, batch, line, moves, fens),
         Command::Verify {
             variant,
             dir,
@@ -844,6 +850,7 @@ fn probe(
     json: bool,
     batch: Option<PathBuf>,
     line: bool,
+    moves: bool,
     fens: Vec<String>,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
@@ -862,6 +869,8 @@ fn probe(
     let answer = |text: &str, out: &mut dyn Write| -> Result<()> {
         let ok = if line {
             answer_line(&tb, &rules, text, json, out)?
+        } else if moves {
+            answer_moves(&tb, &rules, text, json, out)?
         } else {
             answer_probe(&tb, &rules, text, json, out)?
         };
@@ -992,6 +1001,78 @@ fn answer_probe(
             Ok(false)
         }
     }
+}
+
+/// Every legal move of one FEN with its value for the mover and the FEN after it, best first
+/// (from the WLD tables in a WLD-only directory); false if it failed.
+fn answer_moves(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    let ranked = (|| -> Result<_> {
+        let pos = fen::parse(f, rules)?;
+        let a = probe_one(tb, rules, f)?;
+        let ranked = if tb.materials(ValueKind::Dtw).is_empty() {
+            tb.probe_moves_wld(&pos)?
+        } else {
+            tb.probe_moves(&pos)?
+        };
+        let mut all = Vec::new();
+        legal_moves(rules, &pos, Counting::Unique, &mut all);
+        let rows: Vec<(String, dtb_probe::Dtw, String)> = ranked
+            .iter()
+            .map(|r| {
+                (
+                    pdn_in_for(rules, &r.mv, &all),
+                    r.for_mover(),
+                    fen::write_for(&r.mv.apply_unchecked(&pos), rules),
+                )
+            })
+            .collect();
+        Ok((a, rows))
+    })();
+    let (a, rows) = match ranked {
+        Ok(r) => r,
+        Err(e) => {
+            report_failure(f, &e, json, out)?;
+            return Ok(false);
+        }
+    };
+    if json {
+        let moves: Vec<_> = rows
+            .iter()
+            .map(|(m, v, after)| {
+                json!({"move": m, "wld": v.wld.to_string(), "dtw": v.plies, "fen": after})
+            })
+            .collect();
+        let mut o =
+            json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best, "moves": moves});
+        if let Some(m) = &a.missing {
+            o["missing"] = json!(m);
+        }
+        writeln!(out, "{o}")?;
+    } else {
+        let mut head = format!("{f}  {}", a.wld);
+        if let Some(d) = a.dtw {
+            head.push_str(&format!(" in {}", plies(d)));
+        }
+        if let Some(b) = &a.best {
+            head.push_str(&format!("  best {b}"));
+        }
+        writeln!(out, "{head}")?;
+        let width = rows.iter().map(|(m, _, _)| m.len()).max().unwrap_or(0);
+        for (m, v, after) in &rows {
+            let value = match v.plies {
+                Some(p) => format!("{} in {}", v.wld, plies(p)),
+                None => v.wld.to_string(),
+            };
+            writeln!(out, "  {m:<width$}  {value:<16}  {after}")?;
+        }
+    }
+    Ok(a.missing.is_none())
 }
 
 /// Play and print the best line from one FEN; false if it failed.

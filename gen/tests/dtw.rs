@@ -570,3 +570,143 @@ fn a_table_of_the_wrong_size_is_rebuilt_not_loaded() {
     assert_eq!(again[0].to_string(), "1011");
     assert_eq!(std::fs::read(&path).unwrap(), original);
 }
+
+#[test]
+fn cache_only_and_quiet_probes_agree_with_full_probes() {
+    let rules = Rules::ENGLISH;
+    let fens = [
+        "W:W18,25:BK13",
+        "B:WK32:B19,K26",
+        "W:WK4,30:BK26,K29",
+        "W:WK18:B24,K29",
+        "B:WK1,19:BK7",
+        "W:WK32:BK26",
+        "B:WK32:BK26",
+        "W:W22,30:B17,1",
+        "B:W22:B18",
+        "W:W22:B18",
+    ];
+    let tb = Tablebase::with_cache_bytes(rules, 8 << 20);
+    let mut tb = tb;
+    tb.add_directory(tables()).unwrap();
+    let pos0 = fen::parse("W:WK32:BK26", &rules).unwrap();
+    // Nothing opened yet: not cached, and counted.
+    assert_eq!(tb.probe_wld_cached(&pos0).unwrap(), None);
+    assert_eq!(tb.probe_dtw_cached(&pos0).unwrap(), None);
+    let s = tb.cache_stats();
+    assert_eq!((s.hits, s.misses, s.not_cached), (0, 0, 2), "{s:?}");
+    let mut captures = 0;
+    for f in fens {
+        let pos = fen::parse(f, &rules).unwrap();
+        let wld = tb.probe_wld(&pos).unwrap();
+        let dtw = tb.probe_dtw(&pos).unwrap();
+        // Everything the full probes needed is in memory now.
+        assert_eq!(tb.probe_wld_cached(&pos).unwrap(), Some(wld), "{f}");
+        assert_eq!(tb.probe_dtw_cached(&pos).unwrap(), Some(dtw), "{f}");
+        if has_capture(&rules, &pos) {
+            captures += 1;
+            assert!(
+                matches!(
+                    tb.probe_quiet_wld(&pos),
+                    Err(dtb_probe::ProbeError::CapturePosition)
+                ),
+                "{f}"
+            );
+            assert!(tb.probe_quiet_dtw(&pos).is_err(), "{f}");
+        } else {
+            assert_eq!(tb.probe_quiet_wld(&pos).unwrap(), wld, "{f}");
+            assert_eq!(tb.probe_quiet_dtw(&pos).unwrap(), dtw, "{f}");
+        }
+    }
+    assert!(captures >= 2, "the list must hold capture positions");
+    let s = tb.cache_stats();
+    assert!(s.misses > 0 && s.hits > 0, "{s:?}");
+    assert!(
+        s.bytes > 0 && s.blocks > 0 && s.capacity_bytes == 8 << 20,
+        "{s:?}"
+    );
+    let shown = format!("{tb:?}");
+    assert!(
+        shown.contains("english") && shown.contains("hits") && shown.contains("open_tables"),
+        "{shown}"
+    );
+    tb.reset_cache_stats();
+    assert_eq!(tb.cache_stats().hits, 0);
+
+    // A 0-byte cache holds nothing: a cache-only probe of a quiet position is never answered
+    // once its table is open, and the full probe still is.
+    let mut tb0 = Tablebase::with_cache_bytes(rules, 0);
+    tb0.add_directory(tables()).unwrap();
+    assert_eq!(tb0.probe_dtw(&pos0).unwrap().plies, Some(9));
+    assert_eq!(tb0.probe_dtw_cached(&pos0).unwrap(), None);
+
+    // A block dropped from the cache is not cached any more (from a fresh thread, whose
+    // recent blocks are empty).
+    let mut tb1 = Tablebase::with_cache_bytes(rules, 1 << 20);
+    tb1.add_directory(tables()).unwrap();
+    tb1.probe_wld(&pos0).unwrap();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            assert_eq!(tb1.probe_wld_cached(&pos0).unwrap(), Some(Wld::Win));
+        });
+    });
+    tb1.clear_cache();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            assert_eq!(tb1.probe_wld_cached(&pos0).unwrap(), None);
+        });
+    });
+}
+
+#[test]
+fn probe_moves_prints_every_move_with_its_value() {
+    let dir = tables().to_str().unwrap();
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir,
+        "--moves",
+        "W:WK32:BK26",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // WK32 has two moves: 32-27 wins in 9, 32-28 draws (the taking-the-move position).
+    assert_eq!(
+        lines[0], "W:WK32:BK26  win in 9 plies  best 32-27",
+        "{text}"
+    );
+    assert!(
+        lines[1].trim_start().starts_with("32-27  win in 9 plies"),
+        "{text}"
+    );
+    assert!(lines[2].trim_start().starts_with("32-28  draw"), "{text}");
+    assert_eq!(lines.len(), 3, "{text}");
+
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        "english",
+        "--dir",
+        dir,
+        "--moves",
+        "--json",
+        "W:WK32:BK26",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["fen"], "W:WK32:BK26");
+    assert_eq!(v["wld"], "win");
+    assert_eq!(v["dtw"], 9);
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 2);
+    assert_eq!(moves[0]["move"], "32-27");
+    assert_eq!(moves[0]["wld"], "win");
+    assert_eq!(moves[0]["dtw"], 9);
+    assert_eq!(moves[0]["fen"], "B:WK27:BK26");
+    assert_eq!(moves[1]["move"], "32-28");
+    assert_eq!(moves[1]["wld"], "draw");
+    assert_eq!(moves[1]["dtw"], serde_json::Value::Null);
+}

@@ -48,6 +48,7 @@ pub mod variant;
 pub use material::Material;
 pub use position::Position;
 pub use rules::{Color, Rules};
+pub use table::CacheStats;
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
 pub use variant::RulesError;

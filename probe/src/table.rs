@@ -103,6 +103,7 @@ impl TableError {
 /// holds at most this many blocks beyond the configured bound (4 MiB with 16 KiB blocks); a
 /// cache of 0 bytes keeps none.
 const RECENT_SLOTS: usize = 256;
+const _: () = assert!(RECENT_SLOTS.is_power_of_two());
 
 /// A thread's recently used block: (table id, block number, decompressed bytes).
 type Recent = Option<(u64, u32, Arc<[u8]>)>;
@@ -147,12 +148,51 @@ impl Weighter<BlockKey, Arc<[u8]>> for ByteWeighter {
 /// Typical decompressed block size assumed when sizing the cache's internal tables.
 const TYPICAL_BLOCK_BYTES: usize = 16 * 1024;
 
+/// Counters striped over cache lines, so that threads counting at once do not contend on one
+/// line (a shared counter on every probe is what kept cached probes from scaling).
+const STRIPES: usize = 16;
+
+#[derive(Default)]
+#[repr(align(64))]
+struct Stripe {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    not_cached: AtomicU64,
+}
+
+thread_local! {
+    /// This thread's stripe of the statistics counters.
+    static STRIPE: usize = {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        (NEXT.fetch_add(1, Ordering::Relaxed) as usize) % STRIPES
+    };
+}
+
+/// What a [`BlockCache`] has done and holds: [`BlockCache::stats`], [`crate::Tablebase::cache_stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Block look-ups answered from memory (this thread's recent blocks or the shared cache).
+    pub hits: u64,
+    /// Block look-ups that read, checked and decompressed a block from its file.
+    pub misses: u64,
+    /// Cache-only look-ups ([`TableFile::cached_code`]) that found the block not in memory
+    /// and so gave no value.
+    pub not_cached: u64,
+    /// Bytes of decompressed blocks held by the shared cache now.
+    pub bytes: u64,
+    /// Blocks held by the shared cache now.
+    pub blocks: usize,
+    /// The bound given at creation, in bytes.
+    pub capacity_bytes: usize,
+}
+
 /// A bounded cache of decompressed blocks, shared by any number of [`TableFile`]s (wrap it in
 /// an `Arc`). Entries are keyed by table id and block number and weighed by their length in
 /// bytes; the total stays near `capacity_bytes`. Safe to use from many threads.
 pub struct BlockCache {
     cache: Cache<BlockKey, Arc<[u8]>, ByteWeighter>,
     capacity_bytes: usize,
+    stripes: [Stripe; STRIPES],
 }
 
 impl BlockCache {
@@ -163,6 +203,44 @@ impl BlockCache {
         BlockCache {
             cache: Cache::with_weighter(items, capacity_bytes as u64, ByteWeighter),
             capacity_bytes,
+            stripes: Default::default(),
+        }
+    }
+
+    fn stripe(&self) -> &Stripe {
+        &self.stripes[STRIPE.with(|s| *s)]
+    }
+
+    /// Hits, misses and cache-only misses counted since creation (or [`BlockCache::reset_stats`]),
+    /// and the bytes and blocks held now.
+    pub fn stats(&self) -> CacheStats {
+        let sum = |f: fn(&Stripe) -> &AtomicU64| {
+            self.stripes
+                .iter()
+                .map(|s| f(s).load(Ordering::Relaxed))
+                .sum()
+        };
+        CacheStats {
+            hits: sum(|s| &s.hits),
+            misses: sum(|s| &s.misses),
+            not_cached: sum(|s| &s.not_cached),
+            bytes: self.weight(),
+            blocks: self.len(),
+            capacity_bytes: self.capacity_bytes,
+        }
+    }
+
+    /// Counts a cache-only look-up that found nothing in memory (a table not yet opened).
+    pub(crate) fn count_not_cached(&self) {
+        self.stripe().not_cached.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Sets the hit, miss and cache-only miss counters to zero (the blocks held stay).
+    pub fn reset_stats(&self) {
+        for s in &self.stripes {
+            s.hits.store(0, Ordering::Relaxed);
+            s.misses.store(0, Ordering::Relaxed);
+            s.not_cached.store(0, Ordering::Relaxed);
         }
     }
 
@@ -196,7 +274,30 @@ impl BlockCache {
         key: BlockKey,
         load: impl FnOnce() -> Result<Arc<[u8]>, TableError>,
     ) -> Result<Arc<[u8]>, TableError> {
-        self.cache.get_or_insert_with(&key, load)
+        let mut loaded = false;
+        let r = self.cache.get_or_insert_with(&key, || {
+            loaded = true;
+            load()
+        });
+        let s = self.stripe();
+        if loaded {
+            s.misses.fetch_add(1, Ordering::Relaxed);
+        } else {
+            s.hits.fetch_add(1, Ordering::Relaxed);
+        }
+        r
+    }
+
+    /// The block if the shared cache holds it; counts a hit or a cache-only miss.
+    fn get_cached(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+        let r = self.cache.get(&key);
+        let s = self.stripe();
+        if r.is_some() {
+            s.hits.fetch_add(1, Ordering::Relaxed);
+        } else {
+            s.not_cached.fetch_add(1, Ordering::Relaxed);
+        }
+        r
     }
 }
 
@@ -346,21 +447,9 @@ impl TableFile {
             let raw = self.read_block(block)?;
             return unpack_value(width, &raw, offset).map_err(|e| self.format_error(e));
         }
-        let slot = ((self.id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(block))
-            % RECENT_SLOTS as u64) as usize;
-        // This thread's recent blocks first: a hit touches no shared state (the shared cache's
-        // shard lock and the block's reference count are what kept cached probes from
-        // scaling across threads).
-        let hit = RECENT.with(|r| {
-            r.try_borrow().ok().and_then(|r| match &r[slot] {
-                Some((id, b, raw)) if *id == self.id && *b == block => {
-                    Some(unpack_value(width, raw, offset))
-                }
-                _ => None,
-            })
-        });
-        if let Some(v) = hit {
-            return v.map_err(|e| self.format_error(e));
+        let slot = self.recent_slot(block);
+        if let Some(v) = self.recent_value(slot, block, offset) {
+            return v;
         }
         let raw = self.read_block(block)?;
         let v = unpack_value(width, &raw, offset).map_err(|e| self.format_error(e));
@@ -370,6 +459,87 @@ impl TableFile {
             }
         });
         v
+    }
+
+    /// [`TableFile::stored_code`] answered only from blocks already in memory (this thread's
+    /// recent blocks or the shared cache): `Ok(None)` where the block holding the value is not
+    /// there, without reading the file. What an engine asks deep in its search, where a
+    /// block read costs more than the answer is worth (KingsRow's cache-only flag). A cache
+    /// of 0 bytes holds nothing: always `Ok(None)`.
+    ///
+    /// # Errors
+    /// As [`TableFile::stored_code`], except that no block is read, so none is found corrupt.
+    pub fn cached_code(&self, side: usize, index: u64) -> Result<Option<u16>, TableError> {
+        if !self.header.side_stored(side) {
+            return Err(TableError::SideNotStored {
+                path: self.path.clone(),
+                side,
+            });
+        }
+        let (block, offset) =
+            self.header
+                .block_of(side, index)
+                .ok_or_else(|| TableError::IndexOutOfRange {
+                    path: self.path.clone(),
+                    side,
+                    index,
+                    positions: self.header.positions_per_side,
+                })?;
+        if self.cache.capacity_bytes() == 0 {
+            self.cache
+                .stripe()
+                .not_cached
+                .fetch_add(1, Ordering::Relaxed);
+            return Ok(None);
+        }
+        let slot = self.recent_slot(block);
+        if let Some(v) = self.recent_value(slot, block, offset) {
+            return v.map(Some);
+        }
+        let Some(raw) = self.cache.get_cached((self.id, block)) else {
+            return Ok(None);
+        };
+        let v =
+            unpack_value(self.header.value_width, &raw, offset).map_err(|e| self.format_error(e));
+        RECENT.with(|r| {
+            if let Ok(mut r) = r.try_borrow_mut() {
+                r[slot] = Some((self.id, block, raw));
+            }
+        });
+        v.map(Some)
+    }
+
+    /// The slot of `block` among this thread's recent blocks: the top bits of a
+    /// multiplicative hash of (table id, block), so that which blocks collide does not depend
+    /// on how the table ids fell (the low bits of `id * odd` did: the same probes could hit
+    /// this thread's blocks or miss them by the order the tables were opened in).
+    fn recent_slot(&self, block: u32) -> usize {
+        const G: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = (self.id.wrapping_mul(G) ^ u64::from(block)).wrapping_mul(G);
+        (h >> (64 - RECENT_SLOTS.trailing_zeros())) as usize
+    }
+
+    /// The value at `offset` of `block` if it is in this thread's recent blocks (a hit counted).
+    /// A hit there touches no shared state beyond this thread's stripe of the counters (the
+    /// shared cache's shard lock and the block's reference count are what kept cached probes
+    /// from scaling across threads).
+    fn recent_value(
+        &self,
+        slot: usize,
+        block: u32,
+        offset: usize,
+    ) -> Option<Result<u16, TableError>> {
+        let width = self.header.value_width;
+        let hit = RECENT.with(|r| {
+            r.try_borrow().ok().and_then(|r| match &r[slot] {
+                Some((id, b, raw)) if *id == self.id && *b == block => {
+                    Some(unpack_value(width, raw, offset))
+                }
+                _ => None,
+            })
+        })?;
+        self.cache.stripe().hits.fetch_add(1, Ordering::Relaxed);
+        Some(hit.map_err(|e| self.format_error(e)))
     }
 
     /// The decompressed bytes of `block` (numbered as in [`Header::block_of`]), from the cache

@@ -16,10 +16,10 @@ use std::sync::{Arc, OnceLock};
 use crate::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
 use crate::index::SliceIndex;
 use crate::material::Material;
-use crate::movegen::{legal_moves, Counting, Move};
+use crate::movegen::{has_capture, legal_moves, Counting, Move};
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Rules};
-use crate::table::{BlockCache, TableError, TableFile};
+use crate::table::{BlockCache, CacheStats, TableError, TableFile};
 use crate::value::{self, code_of_wld, goodness, parent_code, plies_of, wld_of, ValueSource, Wld};
 
 /// Why a probe gave no value. Cloneable, so that every thread asking about a broken table
@@ -55,6 +55,11 @@ pub enum ProbeError {
     /// The directory could not be listed.
     #[error("{path}: {message}")]
     Directory { path: PathBuf, message: String },
+    /// A quiet-position probe ([`Tablebase::probe_quiet_wld`]) of a position whose side to
+    /// move must capture: its stored value means nothing, and the caller said it resolves
+    /// captures itself.
+    #[error("the side to move must capture: a quiet-position probe answers only positions without a capture")]
+    CapturePosition,
 }
 
 /// How a probe came to need a slice whose table is missing ([`ProbeError::MissingTable`]).
@@ -130,6 +135,45 @@ pub struct Tablebase {
     rules: Rules,
     cache: Arc<BlockCache>,
     tables: HashMap<(Material, ValueKind), Entry>,
+}
+
+impl std::fmt::Debug for Tablebase {
+    /// The variant, the tables found (and how many are open) and the cache's statistics.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = |kind| self.tables.keys().filter(|(_, k)| *k == kind).count();
+        let open = self
+            .tables
+            .values()
+            .filter(|e| e.table.get().is_some())
+            .count();
+        f.debug_struct("Tablebase")
+            .field("variant", &self.rules.name)
+            .field("wld_tables", &count(ValueKind::Wld))
+            .field("dtw_tables", &count(ValueKind::Dtw))
+            .field("open_tables", &open)
+            .field("max_pieces", &self.max_pieces())
+            .field("cache", &self.cache_stats())
+            .finish()
+    }
+}
+
+/// How a probe may reach its values.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Only from blocks already in memory, without opening a file or reading a block.
+    cache_only: bool,
+}
+
+/// Why a probe of [`Mode`] gave no value: an error, or (cache-only) a block not in memory.
+enum Miss {
+    Error(ProbeError),
+    NotCached,
+}
+
+impl From<ProbeError> for Miss {
+    fn from(e: ProbeError) -> Miss {
+        Miss::Error(e)
+    }
 }
 
 /// Default bound on decompressed blocks held in memory: 64 MiB.
@@ -317,9 +361,105 @@ impl Tablebase {
     }
 
     fn code(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
+        match self.code_in(pos, kind, Mode { cache_only: false }) {
+            Ok(c) => Ok(c),
+            Err(Miss::Error(e)) => Err(e),
+            // Not cache-only: every block is read.
+            Err(Miss::NotCached) => unreachable_not_cached(),
+        }
+    }
+
+    fn code_in(&self, pos: &Position, kind: ValueKind, mode: Mode) -> Result<u16, Miss> {
         self.check(pos)?;
-        value::resolve(&self.rules, &Source { tb: self, kind }, pos)
-            .map_err(|e| reached_from(e, pos, Reached::Capture))
+        value::resolve(
+            &self.rules,
+            &Source {
+                tb: self,
+                kind,
+                mode,
+            },
+            pos,
+        )
+        .map_err(|e| match e {
+            Miss::Error(e) => Miss::Error(reached_from(e, pos, Reached::Capture)),
+            m => m,
+        })
+    }
+
+    fn cached(&self, pos: &Position, kind: ValueKind) -> Result<Option<u16>, ProbeError> {
+        match self.code_in(pos, kind, Mode { cache_only: true }) {
+            Ok(c) => Ok(Some(c)),
+            Err(Miss::NotCached) => Ok(None),
+            Err(Miss::Error(e)) => Err(e),
+        }
+    }
+
+    fn quiet(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
+        self.check(pos)?;
+        if self.rules.capture_compulsory && has_capture(&self.rules, pos) {
+            return Err(ProbeError::CapturePosition);
+        }
+        // Without a capture, resolving is one look-up (or a blocked side: a terminal value).
+        self.code(pos, kind)
+    }
+
+    /// [`Tablebase::probe_wld`] answered only from what is already in memory: tables already
+    /// opened and blocks already in the cache (or this thread's recent blocks). `Ok(None)`
+    /// ("not cached") where a value it needs (the position's, or after a capture one of its
+    /// successors') is not there; nothing is read from disk. For deep in an engine's search,
+    /// where a block read costs more than the answer is worth (KingsRow's cache-only flag).
+    /// Counted in [`CacheStats::not_cached`].
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`] (a table that failed to open before fails again).
+    pub fn probe_wld_cached(&self, pos: &Position) -> Result<Option<Wld>, ProbeError> {
+        Ok(self.cached(pos, ValueKind::Wld)?.map(wld_of))
+    }
+
+    /// [`Tablebase::probe_dtw`] answered only from what is already in memory, as
+    /// [`Tablebase::probe_wld_cached`].
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_dtw`].
+    pub fn probe_dtw_cached(&self, pos: &Position) -> Result<Option<Dtw>, ProbeError> {
+        Ok(self.cached(pos, ValueKind::Dtw)?.map(Dtw::from_code))
+    }
+
+    /// Win, loss or draw of a quiet position (the side to move has no capture), with no
+    /// capture search: for an engine that resolves captures itself and probes only quiet
+    /// positions. Unlike a raw look-up it never answers a capture position's meaningless
+    /// stored value.
+    ///
+    /// # Errors
+    /// [`ProbeError::CapturePosition`] if the side to move must capture; otherwise as
+    /// [`Tablebase::probe_wld`].
+    pub fn probe_quiet_wld(&self, pos: &Position) -> Result<Wld, ProbeError> {
+        Ok(wld_of(self.quiet(pos, ValueKind::Wld)?))
+    }
+
+    /// [`Tablebase::probe_dtw`] of a quiet position, as [`Tablebase::probe_quiet_wld`].
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_quiet_wld`].
+    pub fn probe_quiet_dtw(&self, pos: &Position) -> Result<Dtw, ProbeError> {
+        Ok(Dtw::from_code(self.quiet(pos, ValueKind::Dtw)?))
+    }
+
+    /// The block cache's counters (hits, misses, cache-only misses, since the tablebase was
+    /// made or [`Tablebase::reset_cache_stats`]) and what it holds now (bytes, blocks).
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// Drops every block held by the shared cache (each thread's few recent blocks stay until
+    /// replaced).
+    pub fn clear_cache(&self) {
+        self.cache.clear()
+    }
+
+    /// Sets the cache's hit and miss counters to zero.
+    pub fn reset_cache_stats(&self) {
+        self.cache.reset_stats()
     }
 
     /// Win, loss or draw for the side to move, captures resolved by search.
@@ -387,12 +527,17 @@ impl Tablebase {
         self.check(pos)?;
         let mut moves = Vec::new();
         legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
-        let src = Source { tb: self, kind };
+        let src = Source {
+            tb: self,
+            kind,
+            mode: Mode { cache_only: false },
+        };
         let mut ranked = Vec::with_capacity(moves.len());
         for m in moves {
-            let child =
-                value::resolve(&self.rules, &src, &m.apply_unchecked(pos)).map_err(|e| {
-                    reached_from(
+            let child = match value::resolve(&self.rules, &src, &m.apply_unchecked(pos)) {
+                Ok(c) => c,
+                Err(Miss::Error(e)) => {
+                    return Err(reached_from(
                         e,
                         pos,
                         if m.is_capture() {
@@ -400,8 +545,10 @@ impl Tablebase {
                         } else {
                             Reached::Move
                         },
-                    )
-                })?;
+                    ))
+                }
+                Err(Miss::NotCached) => unreachable_not_cached()?,
+            };
             let after = match kind {
                 ValueKind::Dtw => Dtw::from_code(child),
                 ValueKind::Wld => Dtw {
@@ -460,25 +607,62 @@ fn reached_from(e: ProbeError, pos: &Position, how: Reached) -> ProbeError {
     }
 }
 
+/// The error for a [`Miss::NotCached`] from a probe that is not cache-only (which cannot
+/// happen: such a probe reads every block it needs).
+fn unreachable_not_cached() -> Result<u16, ProbeError> {
+    Err(ProbeError::Directory {
+        path: PathBuf::new(),
+        message: "internal error: a block was not read".into(),
+    })
+}
+
 struct Source<'a> {
     tb: &'a Tablebase,
     kind: ValueKind,
+    mode: Mode,
 }
 
 impl ValueSource for Source<'_> {
-    type Error = ProbeError;
+    type Error = Miss;
 
-    fn stored(&self, pos: &Position) -> Result<u16, ProbeError> {
+    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
         let material = pos.material();
-        let table = self.tb.table(material, self.kind)?;
+        let table = if self.mode.cache_only {
+            let entry =
+                self.tb
+                    .tables
+                    .get(&(material, self.kind))
+                    .ok_or(ProbeError::MissingTable {
+                        material,
+                        kind: self.kind,
+                        pieces: material.pieces(),
+                        reached: Reached::Asked,
+                    })?;
+            match entry.table.get() {
+                None => {
+                    self.tb.cache.count_not_cached();
+                    return Err(Miss::NotCached);
+                }
+                Some(t) => t.as_ref().map_err(|e| Miss::Error(e.clone()))?,
+            }
+        } else {
+            self.tb.table(material, self.kind)?
+        };
         let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
         let side = match pos.side_to_move() {
             Color::White => 0,
             Color::Black => 1,
         };
-        let raw = table
-            .stored_code(side, index)
-            .map_err(|e| ProbeError::Table(Arc::new(e)))?;
+        let raw = if self.mode.cache_only {
+            table
+                .cached_code(side, index)
+                .map_err(|e| ProbeError::Table(Arc::new(e)))?
+                .ok_or(Miss::NotCached)?
+        } else {
+            table
+                .stored_code(side, index)
+                .map_err(|e| ProbeError::Table(Arc::new(e)))?
+        };
         Ok(match self.kind {
             ValueKind::Dtw => raw,
             ValueKind::Wld => code_of_wld(match raw {

@@ -1,0 +1,63 @@
+//! What the C tests share: English 2-4 tables and compiling a C or C++ file against libdtb.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use dtb_gen::build::{self, Plan, Quiet};
+use dtb_probe::Rules;
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// English 2-4 tables, built once per run inside `target/`.
+pub fn tables() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-capi-english-4");
+        let _ = std::fs::remove_dir_all(&dir);
+        let plan = Plan::new(Rules::ENGLISH, 4, &dir).expect("plan");
+        build::run(&plan, &Quiet).expect("build 2-4");
+        dir
+    })
+}
+
+/// The directory holding `libdtb.so`, built by cargo with this test (the cdylib of this
+/// crate's library target).
+pub fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for d in [deps.parent().unwrap(), deps] {
+        if d.join("libdtb.so").exists() || d.join("libdtb.dylib").exists() {
+            return d.to_path_buf();
+        }
+    }
+    panic!("libdtb.so not found beside {}", deps.display());
+}
+
+/// Compile `source` (C or C++) into an executable linked to libdtb, named `name`.
+pub fn compile(source: &str, name: &str) -> PathBuf {
+    let cpp = source.ends_with(".cpp");
+    let compiler = std::env::var(if cpp { "CXX" } else { "CC" })
+        .unwrap_or_else(|_| if cpp { "c++" } else { "cc" }.into());
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let lib = lib_dir();
+    let std = if cpp { "-std=c++17" } else { "-std=c11" };
+    let status = Command::new(&compiler)
+        .args([std, "-O2", "-Wall", "-Wextra", "-Werror", "-pthread"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(root().join("examples").join(source))
+        .arg("-o")
+        .arg(&out)
+        .arg("-L")
+        .arg(&lib)
+        .arg("-ldtb")
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
+    assert!(status.success(), "{compiler} failed on {source}");
+    out
+}

@@ -1,0 +1,76 @@
+"""Draughts endgame tablebases built by ``dtb gen``: win/loss/draw, exact distance to the end
+of the game in plies, the best move and every move ranked.
+
+>>> import dtb
+>>> tb = dtb.Tablebase("tables", "english")
+>>> tb.probe("W:WK32:BK26")
+Probe(fen="W:WK32:BK26", wld="win", dtw=9, best_move="32-27")
+"""
+
+import os
+from typing import Dict, List, Literal, Optional, Sequence, Union
+
+__version__: str
+
+Wld = Literal["win", "draw", "loss"]
+
+class DtbError(Exception):
+    """Any error dtb reports (the message is dtb's)."""
+
+class FenError(DtbError):
+    """The FEN text could not be parsed."""
+
+class PositionError(DtbError):
+    """The position is not legal under the variant's rules, or the game is over."""
+
+class MissingTableError(DtbError):
+    """A table the probe needs is not in the directory (more pieces than were built)."""
+
+class TableError(DtbError):
+    """A table file could not be read, is corrupt, or holds another variant's values."""
+
+class Probe:
+    """The value of a position, for the side to move."""
+
+    fen: str
+    wld: Wld
+    dtw: Optional[int]
+    """Plies to the end of the game under perfect play (odd: win, even: loss); None for a
+    draw or in a directory without distance tables."""
+    best_move: Optional[str]
+    """The best move in PDN; None when the side to move has no move."""
+
+class Move:
+    """One legal move with its value for the side making it."""
+
+    move: str
+    wld: Wld
+    dtw: Optional[int]
+    """Plies to the end counted from before the move, best play after it."""
+    fen: str
+    """The position after the move."""
+
+class Tablebase:
+    """Tables of one variant in a directory; safe to share between threads."""
+
+    def __init__(
+        self,
+        dir: Union[str, "os.PathLike[str]"],
+        variant: str = "english",
+        cache_bytes: int = 64 << 20,
+    ) -> None:
+        """Raises FileNotFoundError (no such directory, or no tables of the variant in it)
+        or ValueError (unknown variant)."""
+    @property
+    def variant(self) -> str: ...
+    @property
+    def max_pieces(self) -> int: ...
+    def probe(self, fen: str) -> Probe:
+        """Raises FenError, PositionError, MissingTableError, TableError."""
+    def moves(self, fen: str) -> List[Move]:
+        """Every legal move, best first (wins fastest first, draws, losses slowest first)."""
+    def probe_many(self, fens: Sequence[str]) -> List[Probe]:
+        """probe() of each FEN with the GIL released; raises the first failure."""
+    def probe_wld(self, fen: str) -> Wld: ...
+    def cache_stats(self) -> Dict[str, int]:
+        """hits, misses, not_cached, bytes, blocks, capacity_bytes."""

@@ -1,0 +1,137 @@
+"""The Python package against real tables (English 2-4, built by run-tests.sh; the directory is
+$DTB_TABLES) and against pydraughts, an independent implementation of the rules."""
+
+import os
+import pathlib
+import threading
+
+import pytest
+
+import dtb
+from draughts import Board
+
+TABLES = os.environ.get("DTB_TABLES", "tables")
+
+
+@pytest.fixture(scope="module")
+def tb():
+    return dtb.Tablebase(TABLES, "english")
+
+
+def test_taking_the_move(tb):
+    p = tb.probe("W:WK32:BK26")
+    assert (p.wld, p.dtw, p.best_move) == ("win", 9, "32-27")
+    q = tb.probe("B:WK32:BK26")
+    assert (q.wld, q.dtw, q.best_move) == ("draw", None, "26-22")
+    assert "win" in repr(p) and "32-27" in repr(p)
+    assert tb.probe_wld("W:WK32:BK26") == "win"
+    assert tb.variant == "english" and tb.max_pieces == 4
+
+
+def test_moves_are_ranked_best_first(tb):
+    moves = tb.moves("W:WK32:BK26")
+    assert [(m.move, m.wld, m.dtw, m.fen) for m in moves] == [
+        ("32-27", "win", 9, "B:WK27:BK26"),
+        ("32-28", "draw", None, "B:WK28:BK26"),
+    ]
+
+
+def test_a_position_from_pydraughts(tb):
+    """pydraughts plays each legal move and writes the FEN; dtb's value of the position after
+    it is the move's value in tb.moves(), reversed for the other side."""
+    start = "W:W22,K1:B18,K3"
+    ours = {m.move: m for m in tb.moves(start)}
+    board = Board(variant="english", fen=start)
+    legal = board.legal_moves()
+    assert sorted(m.pdn_move for m in legal) == sorted(ours)
+    flip = {"win": "loss", "loss": "win", "draw": "draw"}
+    for m in legal:
+        after = board.copy()
+        after.push(m)
+        fen = after.fen
+        p = tb.probe(fen)
+        mine = ours[m.pdn_move]
+        assert p.wld == flip[mine.wld], (m.pdn_move, fen)
+        assert (p.dtw + 1 if p.dtw is not None else None) == mine.dtw, (m.pdn_move, fen)
+    # The capture 22x15 wins: the position after it, Black to move, is lost in 8 plies.
+    after = board.copy()
+    after.push([m for m in legal if m.pdn_move == "22x15"][0])
+    p = tb.probe(after.fen)
+    assert (p.wld, p.dtw) == ("loss", 8)
+
+
+def test_pydraughts_start_fen_is_out_of_the_tables(tb):
+    fen = Board(variant="english").fen
+    with pytest.raises(dtb.MissingTableError, match="no wld table for slice"):
+        tb.probe(fen)
+
+
+def test_probe_many_equals_probe_and_releases_the_gil(tb):
+    fens = ["W:WK32:BK26", "B:WK32:BK26", "W:W22,K1:B18,K3", "B:W22:B18"] * 250
+    many = tb.probe_many(fens)
+    assert len(many) == len(fens)
+    for f, p in zip(fens[:4], many[:4]):
+        q = tb.probe(f)
+        assert (p.fen, p.wld, p.dtw, p.best_move) == (q.fen, q.wld, q.dtw, q.best_move)
+    # Other Python threads run while probe_many works: each probes its own batch, and all
+    # answers agree.
+    results = {}
+
+    def run(i):
+        results[i] = tb.probe_many(fens)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results.values():
+        assert [(p.wld, p.dtw) for p in r] == [(p.wld, p.dtw) for p in many]
+
+
+def test_errors_are_exceptions_with_dtbs_message(tb):
+    with pytest.raises(dtb.FenError, match='FEN "nonsense"'):
+        tb.probe("nonsense")
+    with pytest.raises(dtb.PositionError, match="crowning row"):
+        tb.probe("W:W1:BK26")
+    with pytest.raises(dtb.PositionError, match="game is over"):
+        tb.probe("W:WK32:B")
+    with pytest.raises(dtb.MissingTableError, match="5 pieces"):
+        tb.probe("W:WK1,K2,K3:BK30,K31")
+    with pytest.raises(dtb.DtbError, match=r"fens\[1\]"):
+        tb.probe_many(["W:WK32:BK26", "bad"])
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        dtb.Tablebase("/nonexistent/tables", "english")
+    with pytest.raises(FileNotFoundError, match="no international tables"):
+        dtb.Tablebase(TABLES, "international")
+    with pytest.raises(ValueError, match="unknown variant"):
+        dtb.Tablebase(TABLES, "chess")
+    with pytest.raises(TypeError):
+        tb.probe(None)
+
+
+def test_corrupt_table_is_a_table_error(tmp_path):
+    for f in pathlib.Path(TABLES).iterdir():
+        if f.is_file() and not f.name.startswith("."):
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    for ext in ["wld", "dtw"]:
+        f = tmp_path / f"english-0101.{ext}"
+        f.write_bytes(f.read_bytes()[:100])
+    broken = dtb.Tablebase(tmp_path, "english")
+    with pytest.raises(dtb.TableError, match=r"english-0101\.dtw"):
+        broken.probe("W:WK32:BK26")
+    with pytest.raises(dtb.TableError, match=r"english-0101\.wld"):
+        broken.probe_wld("W:WK32:BK26")
+
+
+def test_cache_stats(tb):
+    tb.probe("W:WK32:BK26")
+    s = tb.cache_stats()
+    assert s["hits"] + s["misses"] > 0 and s["bytes"] > 0 and s["capacity_bytes"] == 64 << 20
+
+
+def test_type_stubs_are_installed():
+    pkg = pathlib.Path(dtb.__file__).parent
+    stubs = list(pkg.glob("*.pyi"))
+    assert stubs, f"no .pyi beside {dtb.__file__}"
+    assert "def probe_many" in stubs[0].read_text()
