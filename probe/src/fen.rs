@@ -92,18 +92,42 @@ fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenE
 }
 
 /// Parse a PDN FEN string for `rules`, square numbers in the variant's numbering
-/// ([`Rules::numbering`]). Surrounding whitespace, double quotes and a trailing `.` are ignored.
+/// ([`Rules::numbering`]). Surrounding whitespace, double quotes and a trailing `.` are ignored;
+/// so is a PDN tag around it (`[FEN "W:W31:B1"]`), and move-counter fields after the piece
+/// lists (`W:W31:B1:H0:F1`: `H` half-moves since a capture or man move, `F` the move number,
+/// as Scan and lidraughts write them), which a tablebase value does not depend on.
 ///
 /// # Errors
 /// [`FenError`] for malformed text; [`FenError::Position`] when the pieces do not form a legal
 /// position (a man on its crowning row, too many pieces, ...), naming squares in the variant's
 /// numbering.
 pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
-    let t = text.trim().trim_matches('"').trim().trim_end_matches('.');
+    let mut t = text.trim();
+    // A PDN tag: [FEN "..."].
+    if let Some(inner) = t
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .and_then(|r| r.trim_start().strip_prefix("FEN"))
+    {
+        t = inner.trim();
+    }
+    let t = t.trim_matches('"').trim().trim_end_matches('.');
     if t.is_empty() {
         return Err(FenError::Empty);
     }
-    let fields: Vec<&str> = t.split(':').collect();
+    let mut fields: Vec<&str> = t.split(':').collect();
+    // Move counters at the end (H<n>, F<n>), each at most once, are read past.
+    let counter = |f: &str, c: char| {
+        let f = f.trim();
+        f.strip_prefix(c)
+            .or_else(|| f.strip_prefix(c.to_ascii_lowercase()))
+            .is_some_and(|n| !n.is_empty() && n.len() <= 6 && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    for c in ['F', 'H'] {
+        if fields.len() > 2 && fields.last().is_some_and(|f| counter(f, c)) {
+            fields.pop();
+        }
+    }
     // A colour with no pieces may be written `:B` or left out (`W:W28`).
     if !(2..=3).contains(&fields.len()) {
         return Err(FenError::FieldCount(fields.len()));
@@ -269,6 +293,36 @@ mod tests {
                 square: 2
             }))
         );
+    }
+
+    /// A PDN `[FEN "..."]` tag and trailing move counters (`:H0:F1`) read as the bare FEN;
+    /// counters out of place, repeated, empty or not numbers are errors.
+    #[test]
+    fn reads_pdn_tags_and_move_counters() {
+        let bare = parse("W:W18,K31:B5,K12", &E).unwrap();
+        for text in [
+            "[FEN \"W:W18,K31:B5,K12\"]",
+            "[FEN \"W:W18,K31:B5,K12\"] ",
+            "W:W18,K31:B5,K12:H0:F1",
+            "W:W18,K31:B5,K12:H12",
+            "W:W18,K31:B5,K12:F37",
+            "[FEN \"W:W18,K31:B5,K12:H3:F20.\"]",
+            "w:W18,K31:B5,K12:h0:f1",
+        ] {
+            assert_eq!(parse(text, &E), Ok(bare), "{text}");
+        }
+        assert_eq!(parse("W:W18:H0", &E), parse("W:W18", &E));
+        for bad in [
+            "W:W18,K31:B5,K12:F1:H0",
+            "W:W18,K31:B5,K12:H0:H0",
+            "W:W18,K31:B5,K12:H",
+            "W:W18,K31:B5,K12:Hx",
+            "W:W18,K31:B5,K12:H1234567",
+            "[FEN W:W18:B5",
+            "W:H0",
+        ] {
+            assert!(parse(bad, &E).is_err(), "{bad} accepted");
+        }
     }
 
     #[test]
