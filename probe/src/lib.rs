@@ -22,6 +22,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # What the values mean
+//!
+//! Values are those of perfect play under the variant's rules of movement, capture and
+//! crowning, and its outcome for a side that cannot move. They **ignore draws by repetition
+//! and by move counts** (English 40-move rule, the 25-move and 16-move rules of
+//! International draughts, Russian 15-move king rules): a "win in 71 plies" may take longer
+//! than a tournament's move-count rule allows, and a repetition never ends a line here.
+//! Distances (DTW) are plies (half-moves) to the end of the game, the winner playing fastest
+//! and the loser slowest. An engine that applies a move-count rule compares the distance with
+//! the plies the rule still allows (a win with `plies` greater than that may be a draw in
+//! its game); one that detects repetitions does so itself: the best line a tablebase gives
+//! never repeats a position in a win, since every move brings the end one ply closer.
+//!
 //! Probes take `&self`: share one [`Tablebase`] between search threads. Every failure is a
 //! [`ProbeError`] (illegal position, missing table, corrupt or foreign file naming its path);
 //! no input makes a probe panic or guess.
