@@ -26,8 +26,8 @@
 //!
 //! Values are those of perfect play under the variant's rules of movement, capture and
 //! crowning, and its outcome for a side that cannot move. They **ignore draws by repetition
-//! and by move counts** (English 40-move rule, the 25-move and 16-move rules of
-//! International draughts, Russian 15-move king rules): a "win in 71 plies" may take longer
+//! and by move counts** (the English 40-move rule, International draughts' 25-move rule and
+//! the like): a "win in 71 plies" may take longer
 //! than a tournament's move-count rule allows, and a repetition never ends a line here.
 //! Distances (DTW) are plies (half-moves) to the end of the game, the winner playing fastest
 //! and the loser slowest. An engine that applies a move-count rule compares the distance with
