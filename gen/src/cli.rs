@@ -10,13 +10,18 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-/// `println!` for results on standard output; a failed write (a closed pipe, as in
-/// `dtb info | head -1`, or a full disk) ends the command with one error line and status 2
-/// instead of a panic.
+/// `println!` for results on standard output: a closed pipe (`dtb info | head -1`) ends the
+/// command quietly with status 0; any other failed write (a full disk) with one error line
+/// and status 2; never a panic.
 macro_rules! outln {
     ($($arg:tt)*) => {{
         let mut out = std::io::stdout().lock();
         if let Err(e) = writeln!(out, $($arg)*).and_then(|()| out.flush()) {
+            // A reader that stopped reading (`dtb info | head`) ends the command quietly,
+            // as Unix tools do; any other write error is an error.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
             eprintln!("dtb: error: writing to standard output: {e}");
             std::process::exit(2);
         }
@@ -1385,6 +1390,19 @@ fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
     })
 }
 
+/// A table file's checksum: its header's crc32 (bytes 252..256, docs/FORMAT.md), which
+/// covers the header and, through the payload crc32 the header holds, every later byte; two
+/// files with the same checksum hold the same bytes (but for a 1 in 2^32 accident). `None` if
+/// the file cannot be read.
+fn file_checksum(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    Some(u32::from_le_bytes([
+        head[252], head[253], head[254], head[255],
+    ]))
+}
+
 fn info(dir: &Path, json: bool) -> Result<ExitCode> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list table directory {}", dir.display()))?
@@ -1428,19 +1446,22 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         bytes[k] += t.compressed_len();
         let m = Material::new(h.material[0], h.material[1], h.material[2], h.material[3]);
         let bits = bits_per_position(t.compressed_len(), positions);
+        let checksum = file_checksum(p).map(|c| format!("{c:08x}"));
         if json {
             outln!(
                 "{}",
                 json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
                        "kind": h.kind.extension(), "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
-                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits})
+                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits,
+                       "checksum": checksum})
             );
         } else {
             outln!(
-                "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos",
+                "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
                 p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
                 m, h.kind.extension(), positions, c[0], c[1], c[2],
-                longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits
+                longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits,
+                checksum.as_deref().unwrap_or("?")
             );
         }
     }

@@ -938,9 +938,9 @@ fn batch_survives_a_bad_line_and_skips_comments() {
 }
 
 /// A reader that stops early (`dtb perft ... | head -1`) closes the pipe: the command ends
-/// with one error line and status 2, never a panic.
+/// quietly with status 0, as Unix tools do, never a panic.
 #[test]
-fn closed_standard_output_is_one_error_line_not_a_panic() {
+fn closed_standard_output_ends_the_command_quietly() {
     use std::io::Read;
     use std::process::Stdio;
     for args in [vec!["perft", "--depth", "8"], vec!["variants"]] {
@@ -962,12 +962,7 @@ fn closed_standard_output_is_one_error_line_not_a_panic() {
             .read_to_string(&mut err)
             .unwrap();
         let status = child.wait().unwrap();
-        assert_eq!(status.code(), Some(2), "{args:?}: {err}");
-        assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(
-            err.contains("writing to standard output"),
-            "{args:?}: {err}"
-        );
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
     }
 }
