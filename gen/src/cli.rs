@@ -128,9 +128,10 @@ enum Command {
         /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
         #[arg(long, default_value = "english")]
         variant: String,
-        /// Directory holding the tables.
+        /// Directory holding the tables; repeat it for several (a search path: a table in an
+        /// earlier --dir is used before the same slice's in a later one).
         #[arg(long, default_value = "tables")]
-        dir: PathBuf,
+        dir: Vec<PathBuf>,
         /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"};
         /// with "missing" (why) added, and exit status 1, when the directory holds DTW tables
         /// but one the distance or best move needs is missing.
@@ -851,7 +852,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
 
 fn probe(
     variant: &str,
-    dir: &Path,
+    dirs: &[PathBuf],
     json: bool,
     batch: Option<PathBuf>,
     line: bool,
@@ -859,12 +860,25 @@ fn probe(
     fens: Vec<String>,
 ) -> Result<ExitCode> {
     let rules = rules_named(variant)?;
-    let tb = open_tables(dir, &rules)?;
+    let mut tb = open_tables(&dirs[0], &rules)?;
+    for d in &dirs[1..] {
+        if !d.is_dir() {
+            bail!(
+                "table directory {} does not exist or is not a directory",
+                d.display()
+            );
+        }
+        tb.add_directory(d)?;
+    }
+    let names = dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
     if line && tb.materials(ValueKind::Dtw).is_empty() {
         bail!(
-            "--line plays the best moves, which needs DTW tables; {} holds WLD tables only \
-             (built with --wld-only): build without --wld-only, or probe without --line",
-            dir.display()
+            "--line plays the best moves, which needs DTW tables; {names} holds WLD tables only \
+             (built with --wld-only): build without --wld-only, or probe without --line"
         );
     }
     if fens.is_empty() && batch.is_none() {

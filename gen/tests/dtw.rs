@@ -749,3 +749,57 @@ fn info_shows_a_checksum_that_covers_the_whole_file() {
         String::from_utf8(dtb(&["info", "--dir", tables().to_str().unwrap()]).stdout).unwrap();
     assert_eq!(String::from_utf8(again.stdout).unwrap(), first);
 }
+
+/// Several directories are a search path: a slice's table in an earlier directory is used
+/// before the same file in a later one (a damaged copy first fails its positions; second,
+/// it is never read), and what only a later directory has is found there. The CLI takes
+/// `--dir` repeated with the same rule.
+#[test]
+fn directories_are_a_search_path_first_one_wins() {
+    let rules = Rules::ENGLISH;
+    let good = tables();
+    let bad = tempfile::tempdir().unwrap();
+    let src = good.join("english-0101.dtw");
+    let mut bytes = std::fs::read(&src).unwrap();
+    bytes[100] ^= 0xff; // the header: its checksum no longer matches
+    std::fs::write(bad.path().join("english-0101.dtw"), &bytes).unwrap();
+    let pos = fen::parse("W:W32:BK26", &rules).unwrap();
+    assert_eq!(pos.material().to_string(), "1001");
+    let kings = fen::parse("W:WK32:BK26", &rules).unwrap();
+    let mut bad_first = Tablebase::open(bad.path(), rules).unwrap();
+    let files = std::fs::read_dir(good)
+        .unwrap()
+        .filter(|e| {
+            let n = e.as_ref().unwrap().file_name();
+            let n = n.to_string_lossy();
+            n.ends_with(".wld") || n.ends_with(".dtw")
+        })
+        .count();
+    assert_eq!(bad_first.add_directory(good).unwrap(), files - 1);
+    let mut good_first = Tablebase::open(good, rules).unwrap();
+    assert_eq!(good_first.add_directory(bad.path()).unwrap(), 0);
+    assert!(
+        bad_first.probe_dtw(&kings).is_err(),
+        "the damaged first copy was not used"
+    );
+    assert_eq!(good_first.probe_dtw(&kings).unwrap().plies, Some(9));
+    // A slice only the later directory has is found there.
+    assert_eq!(
+        bad_first.probe_dtw(&pos).unwrap(),
+        good_first.probe_dtw(&pos).unwrap()
+    );
+    let (b, g) = (bad.path().to_str().unwrap(), good.to_str().unwrap());
+    let first_bad = dtb(&["probe", "--dir", b, "--dir", g, "W:WK32:BK26", "W:W32:BK26"]);
+    let first_good = dtb(&["probe", "--dir", g, "--dir", b, "W:WK32:BK26", "W:W32:BK26"]);
+    let text = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(first_good.status.code(), Some(0), "{}", text(&first_good));
+    assert!(text(&first_good).starts_with("W:WK32:BK26  win in 9 plies  best 32-27\n"));
+    assert_eq!(first_bad.status.code(), Some(1), "{}", text(&first_bad));
+    // The damaged table's position fails (on standard error); the other is answered.
+    assert!(String::from_utf8_lossy(&first_bad.stderr).contains("english-0101.dtw"));
+    assert_eq!(
+        text(&first_bad).lines().collect::<Vec<_>>(),
+        text(&first_good).lines().skip(1).collect::<Vec<_>>(),
+        "the 1001 answer comes from the later directory"
+    );
+}

@@ -213,7 +213,14 @@ impl Tablebase {
 
     /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` (the
     /// slice as [`Material`]'s Display writes it: dotted above 9 of a kind) for this
-    /// variant (other files are ignored; nothing is opened yet). Returns how many were found.
+    /// variant (other files are ignored; nothing is opened yet). Returns how many were
+    /// recorded.
+    ///
+    /// Directories form a search path: a slice's table of one kind found in a directory
+    /// added earlier is kept, and the same file name in a later directory is skipped (not
+    /// counted). So `open(a)` then `add_directory(b)` answers from `a` wherever `a` has the
+    /// table, and from `b` for what only `b` has (`b` may hold the DTW tables of a
+    /// WLD-only `a`, or more pieces).
     ///
     /// # Errors
     /// [`ProbeError::Directory`] if `dir` cannot be listed.
@@ -231,14 +238,15 @@ impl Tablebase {
             let Some((material, kind)) = parse_file_name(name, self.rules.name) else {
                 continue;
             };
-            self.tables.insert(
-                (material, kind),
-                Entry {
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                self.tables.entry((material, kind))
+            {
+                slot.insert(Entry {
                     path: entry.path(),
                     table: OnceLock::new(),
-                },
-            );
-            found += 1;
+                });
+                found += 1;
+            }
         }
         Ok(found)
     }
