@@ -932,7 +932,11 @@ fn probe(
                     failed.set(true);
                     let msg = format!("batch line {number} is not UTF-8 text");
                     if json {
-                        writeln!(out, "{}", json!({"line": number, "error": msg}))?;
+                        writeln!(
+                            out,
+                            "{}",
+                            json!({"line": number, "error": msg, "kind": "not_utf8"})
+                        )?;
                     } else {
                         eprintln!("dtb: {msg}");
                     }
@@ -970,11 +974,44 @@ fn plies(n: u16) -> String {
     }
 }
 
+/// What kind of failure `e` is, for programs reading `--json`: `malformed_fen`,
+/// `illegal_position`, `game_over`, `missing_table`, `corrupt_table`, `variant_mismatch`
+/// (a file of another variant, rule set or slice under this one's name), `capture_position`,
+/// `directory`, or `error` for anything else.
+fn error_kind(e: &anyhow::Error) -> &'static str {
+    use dtb_probe::fen::FenError;
+    use dtb_probe::ProbeError;
+    for cause in e.chain() {
+        if let Some(p) = cause.downcast_ref::<ProbeError>() {
+            return match p {
+                ProbeError::IllegalPosition(_) => "illegal_position",
+                ProbeError::GameOver => "game_over",
+                ProbeError::MissingTable { .. } => "missing_table",
+                ProbeError::Table(_) => "corrupt_table",
+                ProbeError::Mismatch { .. } => "variant_mismatch",
+                ProbeError::Directory { .. } => "directory",
+                ProbeError::CapturePosition => "capture_position",
+            };
+        }
+        if let Some(f) = cause.downcast_ref::<FenError>() {
+            return match f {
+                FenError::Position(_) => "illegal_position",
+                _ => "malformed_fen",
+            };
+        }
+    }
+    "error"
+}
+
 /// Print why position `f` got no answer: a JSON object on standard output, or a line on
 /// standard error.
 fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -> Result<()> {
     if json {
-        writeln!(out, "{}", json!({"fen": f, "error": error_line(e)}))?;
+        writeln!(
+            out,
+            "{}",
+            json!({"fen": f, "error": error_line(e), "kind": error_kind(e)})
+        )?;
     } else {
         eprintln!("dtb: {}: {}", shown(f), error_line(e));
     }

@@ -803,3 +803,39 @@ fn directories_are_a_search_path_first_one_wins() {
         "the 1001 answer comes from the later directory"
     );
 }
+
+/// `dtb probe --json` errors carry a kind a program can branch on, one per failure class.
+#[test]
+fn json_errors_carry_a_kind() {
+    let dir = copy_of(tables());
+    let d = dir.path().to_str().unwrap();
+    // A damaged file, and a file of another slice under a slice's name.
+    let mut bytes = std::fs::read(dir.path().join("english-0101.wld")).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(dir.path().join("english-0101.wld"), &bytes).unwrap();
+    std::fs::copy(
+        dir.path().join("english-0110.wld"),
+        dir.path().join("english-1010.wld"),
+    )
+    .unwrap();
+    for (fen, kind) in [
+        ("W:W33:B1", "malformed_fen"),
+        ("Q:W5:B1", "malformed_fen"),
+        ("W:W3:B10", "illegal_position"),
+        ("W:WK32", "game_over"),
+        ("W:W21,22,23:B1,2", "missing_table"),
+        ("W:WK32:BK26", "corrupt_table"),
+        ("W:W22:B10", "variant_mismatch"),
+    ] {
+        let out = dtb(&["probe", "--json", "--dir", d, fen]);
+        let v: serde_json::Value =
+            serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+        assert_eq!(v["kind"], kind, "{fen}: {v}");
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{fen}: {v}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{fen}");
+    }
+}
