@@ -926,7 +926,18 @@ fn cli_probe_answers_every_bad_input_with_an_error_object() {
         assert_eq!(o["fen"], Value::from(f));
         let e = o["error"].as_str().unwrap_or_else(|| panic!("{f}: {o}"));
         assert!(!e.is_empty());
-        assert_eq!(o.as_object().unwrap().len(), 2, "{f}: {o}");
+        // {"fen", "error", "kind"}: a kind a program can branch on.
+        assert_eq!(o.as_object().unwrap().len(), 3, "{f}: {o}");
+        assert!(
+            [
+                "malformed_fen",
+                "illegal_position",
+                "game_over",
+                "missing_table"
+            ]
+            .contains(&o["kind"].as_str().unwrap_or("")),
+            "{f}: {o}"
+        );
     }
     let last = &lines[bad.len()];
     assert_eq!(last["wld"], Value::from("loss"));
