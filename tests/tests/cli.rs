@@ -149,7 +149,12 @@ fn probe_json_errors_are_objects_and_exit_1() {
         assert_eq!(o["fen"], Value::from(f));
     }
     let err = |i: usize| {
-        assert_eq!(keys(&lines[i]), set(&["fen", "error"]), "{}", fens[i]);
+        assert_eq!(
+            keys(&lines[i]),
+            set(&["fen", "error", "kind"]),
+            "{}",
+            fens[i]
+        );
         lines[i]["error"].as_str().unwrap().to_string()
     };
     assert!(err(1).contains("33"), "{}", err(1));
@@ -367,6 +372,7 @@ fn info_json_one_object_per_table() {
         "max_plies",
         "bytes",
         "bits_per_position",
+        "checksum",
     ]);
     let mut totals: BTreeMap<String, [u64; 4]> = BTreeMap::new();
     let mut max_plies: BTreeMap<String, u64> = BTreeMap::new();
