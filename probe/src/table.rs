@@ -412,6 +412,24 @@ impl TableFile {
         }
     }
 
+    /// The block holding position `index` of `side`, and the position's offset in it.
+    fn locate(&self, side: usize, index: u64) -> Result<(u32, usize), TableError> {
+        if !self.header.side_stored(side) {
+            return Err(TableError::SideNotStored {
+                path: self.path.clone(),
+                side,
+            });
+        }
+        self.header
+            .block_of(side, index)
+            .ok_or_else(|| TableError::IndexOutOfRange {
+                path: self.path.clone(),
+                side,
+                index,
+                positions: self.header.positions_per_side,
+            })
+    }
+
     /// The code **stored** for position `index` for `side` (0 = white to move, 1 = black to
     /// move): WLD 0 draw / 1 win / 2 loss; DTW 0 draw, otherwise plies + 1 (see
     /// [`crate::format`]).
@@ -427,21 +445,7 @@ impl TableFile {
     /// [`TableError::SideNotStored`], [`TableError::IndexOutOfRange`], or
     /// [`TableError::Format`] if the block holding the value is corrupt.
     pub fn stored_code(&self, side: usize, index: u64) -> Result<u16, TableError> {
-        if !self.header.side_stored(side) {
-            return Err(TableError::SideNotStored {
-                path: self.path.clone(),
-                side,
-            });
-        }
-        let (block, offset) =
-            self.header
-                .block_of(side, index)
-                .ok_or_else(|| TableError::IndexOutOfRange {
-                    path: self.path.clone(),
-                    side,
-                    index,
-                    positions: self.header.positions_per_side,
-                })?;
+        let (block, offset) = self.locate(side, index)?;
         let width = self.header.value_width;
         if self.cache.capacity_bytes() == 0 {
             let raw = self.read_block(block)?;
@@ -470,21 +474,7 @@ impl TableFile {
     /// # Errors
     /// As [`TableFile::stored_code`], except that no block is read, so none is found corrupt.
     pub fn cached_code(&self, side: usize, index: u64) -> Result<Option<u16>, TableError> {
-        if !self.header.side_stored(side) {
-            return Err(TableError::SideNotStored {
-                path: self.path.clone(),
-                side,
-            });
-        }
-        let (block, offset) =
-            self.header
-                .block_of(side, index)
-                .ok_or_else(|| TableError::IndexOutOfRange {
-                    path: self.path.clone(),
-                    side,
-                    index,
-                    positions: self.header.positions_per_side,
-                })?;
+        let (block, offset) = self.locate(side, index)?;
         if self.cache.capacity_bytes() == 0 {
             self.cache
                 .stripe()
