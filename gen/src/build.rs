@@ -2,7 +2,7 @@
 //! write its WLD and DTW files, and resume a build that was interrupted.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dtb_probe::format::{
@@ -61,6 +61,8 @@ pub enum BuildError {
         "--pieces {0}: a forecast takes 2 to {FORECAST_MAX_PIECES} pieces (a build, 2 to {MAX_PIECES})"
     )]
     ForecastPieces(u32),
+    #[error("--out {}: {} is not a directory", .path.display(), .file.display())]
+    OutNotDirectory { path: PathBuf, file: PathBuf },
     #[error("cannot create output directory {path}: {source}")]
     CreateDir {
         path: PathBuf,
@@ -94,6 +96,27 @@ pub enum BuildError {
     Slice(String, &'static str),
     #[error("slice {0} is being built by another dtb gen in this directory")]
     SliceLocked(Material),
+}
+
+/// The output directory must be a directory or creatable as one: its nearest existing
+/// ancestor (itself included) must be a directory.
+fn check_out(out: &Path) -> Result<(), BuildError> {
+    let mut at = out;
+    loop {
+        if at.exists() {
+            if at.is_dir() {
+                return Ok(());
+            }
+            return Err(BuildError::OutNotDirectory {
+                path: out.to_path_buf(),
+                file: at.to_path_buf(),
+            });
+        }
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => return Ok(()),
+        }
+    }
 }
 
 fn list(ms: &[Material]) -> String {
@@ -144,7 +167,9 @@ impl Plan {
         if !(2..=MAX_PIECES).contains(&pieces) {
             return Err(BuildError::Pieces(pieces));
         }
-        Ok(Plan::unchecked(rules, pieces, out.into()))
+        let out = out.into();
+        check_out(&out)?;
+        Ok(Plan::unchecked(rules, pieces, out))
     }
 
     /// A plan to forecast from, not to build: as [`Plan::new`] but up to
@@ -162,7 +187,9 @@ impl Plan {
         if !(2..=FORECAST_MAX_PIECES).contains(&pieces) {
             return Err(BuildError::ForecastPieces(pieces));
         }
-        Ok(Plan::unchecked(rules, pieces, out.into()))
+        let out = out.into();
+        check_out(&out)?;
+        Ok(Plan::unchecked(rules, pieces, out))
     }
 
     fn unchecked(rules: Rules, pieces: u32, out: PathBuf) -> Plan {

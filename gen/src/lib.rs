@@ -3,8 +3,8 @@
 //! A build ([`build::run`] of a [`build::Plan`]) solves every slice (material signature) of a
 //! variant up to N pieces in dependency order ([`solve`]), keeps the solved values in memory
 //! ([`store`]) for the slices that depend on them, and writes each slice's WLD and DTW files
-//! atomically ([`mod@write`]). [`verify`] re-checks every stored value against its successors;
-//! [`cli`] is the `dtb` command line.
+//! atomically ([`mod@write`]). [`verify`] re-checks every stored value against its successors.
+//! The `dtb` command line is the binary's own (gen/src/bin/dtb).
 //!
 //! ```no_run
 //! use dtb_gen::build::{self, Plan, Quiet};
@@ -18,7 +18,6 @@
 
 pub mod bitbase;
 pub mod build;
-pub mod cli;
 pub mod finished;
 pub mod plan;
 pub mod solve;

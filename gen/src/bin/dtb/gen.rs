@@ -1,0 +1,441 @@
+//! `dtb gen`: build the tables of a set (or of one slice), with progress bars or JSON lines;
+//! `--dry-run` prints the plan against the memory budget instead.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use dtb_gen::build::{self, Action, Observer, Plan, SliceStats};
+use dtb_gen::write::CompressionParams;
+use dtb_probe::Material;
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::args::Set;
+use crate::output::{bits_per_position, longest, StdoutError};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    set: Set,
+    /// Worker threads, 1..=1024 (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    threads: Option<u16>,
+    /// zstd level of the table files (1..=22; higher is smaller and slower to write),
+    /// with zstd's own parameters for it. Without it (or --zstd), files are written at
+    /// level 15 with search settings tuned on English WLD tables (--zstd 15:strat=7,slog=3,tlen=999).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "zstd")]
+    zstd_level: Option<i32>,
+    /// zstd settings of the table files: LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]
+    /// (strat 1 fast .. 9 btultra2, slog search log, tlen target length, mml minimum match,
+    /// clog chain log, hlog hash log). Any settings are readable by every prober.
+    #[arg(long, value_name = "SPEC")]
+    zstd: Option<CompressionParams>,
+    /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
+    /// finished slices would pass it reads the largest of them from their compressed
+    /// table files (slower look-ups) instead of scratch files. Default: the free space
+    /// of --out's file system (with the scratch files already there) less 1/8.
+    #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+    scratch_limit: Option<u64>,
+    /// Build one slice alone (its material: white men, white kings, black men, black
+    /// kings, e.g. 0404), from the finished slices it reads in --out; a missing one is
+    /// an error naming it. --pieces is ignored.
+    #[arg(long, value_name = "SLICE")]
+    slice: Option<String>,
+    /// With --slice: build the slices it depends on that are missing first.
+    #[arg(long, requires = "slice")]
+    with_deps: bool,
+    /// Print one JSON object per slice and a summary, instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Write nothing: list what the build would do with each slice (solve, load a
+    /// finished one that a slice to solve needs, or skip) and the memory it would need,
+    /// against the memory available now. Exit status 1 if some slice would not fit.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
+///
+/// # Errors
+/// Any failure, as one message chain for the caller to print.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let zstd = a
+        .zstd
+        .or(a.zstd_level.map(CompressionParams::level))
+        .unwrap_or(build::ZSTD);
+    let rules = a.set.variant.rules()?;
+    let out = a.set.out;
+    let mut plan = match &a.slice {
+        Some(text) => {
+            let m = Material::parse(text).with_context(|| {
+                format!("--slice {text:?}: not a slice (four digits: white men, white kings, black men, black kings, e.g. 0404)")
+            })?;
+            Plan::for_slice(rules, m, out, a.set.wld_only, a.with_deps || a.dry_run)?
+        }
+        None => Plan::new(rules, a.set.pieces, out)?,
+    };
+    plan.wld_only = a.set.wld_only;
+    plan.zstd = zstd;
+    if let Some(m) = a.set.memory {
+        plan.memory = m;
+    }
+    plan.scratch_limit = a.scratch_limit.or_else(|| {
+        let free = fs_free(&plan.out)? + build::scratch_on_disk(&plan);
+        Some(free - free / 8)
+    });
+    if a.dry_run {
+        return dry_run(plan, a.threads, a.json);
+    }
+    gen(plan, a.threads, a.json)
+}
+
+struct Bars {
+    multi: MultiProgress,
+    overall: ProgressBar,
+    slice: ProgressBar,
+    json: bool,
+    /// The first failed write of a JSON line to standard output (the build goes on: its
+    /// product is the files; the error is returned when it ends).
+    failed: Mutex<Option<StdoutError>>,
+}
+
+impl Observer for Bars {
+    fn build_start(&self, work: u64) {
+        self.overall.set_length(work.max(1));
+        self.overall.set_position(0);
+        self.overall.reset_eta();
+    }
+    fn slice_start(&self, i: usize, total: usize, m: Material, work: u64) {
+        self.overall.set_message(format!("slice {}/{total}", i + 1));
+        self.slice.reset();
+        self.slice.set_length(work.max(1));
+        self.slice.set_message(format!("slice {m}"));
+    }
+    fn progress(&self, units: u64) {
+        self.slice.inc(units);
+        self.overall.inc(units);
+    }
+    fn unusable(&self, m: Material, why: &str) {
+        let line = format!("slice {m}: solving it again, its file is unusable: {why}");
+        if self.multi.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            let _ = self.multi.println(&line);
+        }
+    }
+    fn slice_done(&self, s: &SliceStats) {
+        let line = if self.json {
+            slice_json(s).to_string()
+        } else {
+            slice_text(s)
+        };
+        if self.json {
+            let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+            if failed.is_none() {
+                if let Err(e) = crate::output::line(format_args!("{line}")) {
+                    *failed = Some(e);
+                }
+            }
+        } else {
+            let _ = self.multi.println(&line);
+            if self.multi.is_hidden() {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+fn slice_text(s: &SliceStats) -> String {
+    let threads = rayon::current_num_threads().max(1) as f64;
+    let status = if s.skipped {
+        "already built".to_string()
+    } else {
+        format!(
+            "{:.2} s ({:.2} s solving, {:.0} positions/s/core)",
+            s.seconds,
+            s.solve_seconds,
+            s.solved as f64 / s.solve_seconds.max(1e-9) / threads
+        )
+    };
+    format!(
+        "slice {}: {} positions, {} wins {} losses {} draws, longest {} plies; {}; WLD {} bytes ({:.4} bits/position), DTW {} bytes",
+        s.material,
+        s.positions,
+        s.counts[0],
+        s.counts[1],
+        s.counts[2],
+        longest(s.max_plies, s.dtw_bytes == 0 && s.counts[0] > 0),
+        status,
+        s.wld_bytes,
+        bits_per_position(s.wld_bytes, s.positions),
+        s.dtw_bytes
+    )
+}
+
+fn slice_json(s: &SliceStats) -> serde_json::Value {
+    json!({
+        "slice": s.material.to_string(),
+        "positions": s.positions,
+        "wins": s.counts[0], "losses": s.counts[1], "draws": s.counts[2],
+        "max_plies": s.max_plies,
+        "seconds": s.seconds,
+        "solve_seconds": s.solve_seconds,
+        "dtw_write_seconds": s.write_seconds[0],
+        "wld_write_seconds": s.write_seconds[1],
+        "solved": s.solved,
+        "skipped": s.skipped,
+        "wld_bytes": s.wld_bytes,
+        "dtw_bytes": s.dtw_bytes,
+        "wld_bits_per_position": bits_per_position(s.wld_bytes, s.positions),
+        "positions_per_second_per_core": if s.skipped {
+            0.0
+        } else {
+            s.solved as f64
+                / s.solve_seconds.max(1e-9)
+                / rayon::current_num_threads().max(1) as f64
+        },
+        "peak_memory_bytes": build::peak_memory().unwrap_or(0),
+    })
+}
+
+/// `--threads`, or one per core.
+fn worker_threads(threads: Option<u16>) -> usize {
+    threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    )
+}
+
+/// `dtb gen --dry-run`: [`Plan::forecast`], printed; status 1 if the build would not fit.
+fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
+    let rules = plan.rules;
+    let pieces = plan.pieces;
+    let threads = worker_threads(threads);
+    let slices = plan.forecast(threads);
+    let mib = |b: u64| b.div_ceil(1 << 20);
+    let mut peak = (0u64, None);
+    let mut count = [0usize; 3];
+    for f in &slices {
+        let need = f.held_bytes + f.solve_bytes;
+        if need > peak.0 {
+            peak = (need, Some(f.material));
+        }
+        count[match f.action {
+            Action::Solve => 0,
+            Action::Load => 1,
+            Action::Skip => 2,
+        }] += 1;
+        if json {
+            outln!(
+                "{}",
+                json!({
+                    "slice": f.material.to_string(), "action": f.action.name(),
+                    "positions": f.positions, "solve_bytes": f.solve_bytes,
+                    "held_bytes": f.held_bytes, "peak_bytes": need,
+                    "scratch_bytes": f.disk_bytes, "budget_bytes": plan.memory,
+                    "fits": need <= plan.memory, "unusable": f.unusable,
+                })
+            );
+        } else {
+            outln!(
+                "slice {}: {:5}  {:>14} positions  {:>7} MiB to solve  {:>7} MiB held{}{}{}",
+                f.material,
+                f.action.name(),
+                f.positions,
+                mib(f.solve_bytes),
+                mib(f.held_bytes),
+                if f.spill {
+                    format!("  {:>7} MiB on disk", mib(f.disk_bytes))
+                } else {
+                    String::new()
+                },
+                if need > plan.memory {
+                    format!("  OVER the budget of {} MiB", mib(plan.memory))
+                } else {
+                    String::new()
+                },
+                f.unusable
+                    .as_ref()
+                    .map_or(String::new(), |why| format!("  (file unusable: {why})"))
+            );
+        }
+    }
+    let available = build::available_memory();
+    let fits = peak.0 <= plan.memory;
+    let disk_peak = slices.iter().map(|f| f.disk_bytes).max().unwrap_or(0);
+    let mut from_tables: Vec<String> = plan
+        .from_tables(threads)
+        .into_iter()
+        .map(|m| m.to_string())
+        .collect();
+    from_tables.sort();
+    let disk_free = fs_free(&plan.out);
+    let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
+    let fits = fits && disk_fits;
+    let positions: u64 = slices.iter().map(|f| f.positions).sum();
+    let peak_slice = peak.1.map(|m| m.to_string());
+    if json {
+        outln!(
+            "{}",
+            json!({
+                "summary": true, "variant": rules.name, "pieces": pieces,
+                "slices": slices.len(), "solve": count[0], "load": count[1], "skip": count[2],
+                "positions": positions, "threads": threads,
+                "peak_bytes": peak.0, "peak_slice": peak_slice,
+                "budget_bytes": plan.memory, "scratch_peak_bytes": disk_peak,
+                "disk_free_bytes": disk_free, "from_tables": from_tables,
+                "available_bytes": available, "fits": fits,
+            })
+        );
+    } else {
+        outln!(
+            "{} 2-{} pieces: {} slices ({} to solve, {} to load, {} to skip), {} positions; \
+             expected peak {} MiB{} on {} threads, budget {} MiB ({}){}: {}",
+            rules.name,
+            pieces,
+            slices.len(),
+            count[0],
+            count[1],
+            count[2],
+            positions,
+            mib(peak.0),
+            peak_slice.map_or(String::new(), |m| format!(" (slice {m})")),
+            threads,
+            mib(plan.memory),
+            match available {
+                Some(a) => format!("{} MiB available now", a >> 20),
+                None => "available memory unknown".to_string(),
+            },
+            if disk_peak > 0 {
+                format!(
+                    ", scratch files up to {} MiB on disk ({} free){}",
+                    mib(disk_peak),
+                    disk_free.map_or("unknown".to_string(), |d| format!("{} MiB", d >> 20)),
+                    if from_tables.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            ", {} finished slices read from their table files",
+                            from_tables.len()
+                        )
+                    }
+                )
+            } else {
+                String::new()
+            },
+            if fits { "fits" } else { "does NOT fit" }
+        );
+    }
+    Ok(if fits {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Free bytes on the file system of `dir` (or of its nearest existing parent), via `df`'s
+/// figures in `/proc`-free form: `statvfs` through `fs2`-less std is not available, so this
+/// asks the `df` command; `None` if it cannot tell.
+fn fs_free(dir: &Path) -> Option<u64> {
+    let mut d = dir.to_path_buf();
+    while !d.exists() {
+        d = d.parent()?.to_path_buf();
+        if d.as_os_str().is_empty() {
+            d = PathBuf::from(".");
+        }
+    }
+    let out = std::process::Command::new("df")
+        .args(["-k", "--output=avail"])
+        .arg(&d)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let kib: u64 = text.lines().nth(1)?.trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
+    let rules = plan.rules;
+    let pieces = plan.pieces;
+    let threads = worker_threads(threads);
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .context("starting worker threads")?;
+    let multi = MultiProgress::new();
+    // The whole build in work units (four a position solved): rate and ETA of all of it.
+    let overall = multi.add(ProgressBar::new(1));
+    overall.set_style(
+        ProgressStyle::with_template(
+            "{prefix:>8} [{bar:30}] {percent:>3}% {msg}, elapsed {elapsed_precise}, ETA {eta_precise}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    overall.set_prefix("total");
+    let slice = multi.add(ProgressBar::new(1));
+    slice.set_style(
+        ProgressStyle::with_template("{msg:>12} [{bar:30}] {percent:>3}% {per_sec} ETA {eta}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let bars = Bars {
+        multi,
+        overall,
+        slice,
+        json,
+        failed: Mutex::new(None),
+    };
+    let t0 = Instant::now();
+    let stats = build::run(&plan, &bars)?;
+    bars.slice.finish_and_clear();
+    bars.overall.finish_and_clear();
+    if let Some(e) = bars.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e.into());
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let positions: u64 = stats.iter().map(|s| s.positions).sum();
+    let solved: u64 = stats.iter().map(|s| s.solved).sum();
+    let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
+    let dtw_write: f64 = stats.iter().map(|s| s.write_seconds[0]).sum();
+    let wld_write: f64 = stats.iter().map(|s| s.write_seconds[1]).sum();
+    let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
+    let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
+    let peak = build::peak_memory().unwrap_or(0);
+    let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
+    if json {
+        outln!(
+            "{}",
+            json!({
+                "summary": true, "variant": rules.name, "pieces": pieces,
+                "slices": stats.len(), "positions": positions, "solved": solved,
+                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "positions_per_second_per_core": rate, "threads": threads,
+                "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
+                "wld_bits_per_position": bits_per_position(wld, positions),
+                "dtw_bits_per_position": bits_per_position(dtw, positions),
+            })
+        );
+    } else {
+        outln!(
+            "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB",
+            rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
+        );
+        outln!(
+            "WLD {} bytes ({:.4} bits/position, written in {:.1} s), DTW {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
+            wld,
+            bits_per_position(wld, positions),
+            wld_write,
+            dtw,
+            bits_per_position(dtw, positions),
+            dtw_write,
+            plan.out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,124 @@
+//! `dtb info`: the tables of a directory, one line each (slice, positions, W/L/D counts,
+//! longest distance, bytes, bits a position, checksum), and the totals.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use dtb_probe::format::ValueKind;
+use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::Material;
+use serde_json::json;
+
+use crate::output::{bits_per_position, longest};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Directory holding the tables.
+    #[arg(long, default_value = "tables")]
+    dir: PathBuf,
+    /// One JSON object per table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
+///
+/// # Errors
+/// Any failure, as one message chain for the caller to print.
+pub fn run(a: Args) -> Result<ExitCode> {
+    info(&a.dir, a.json)
+}
+
+/// A table file's checksum: its header's crc32 (bytes 252..256, docs/FORMAT.md), which
+/// covers the header and, through the payload crc32 the header holds, every later byte; two
+/// files with the same checksum hold the same bytes (but for a 1 in 2^32 accident). `None` if
+/// the file cannot be read.
+fn file_checksum(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    Some(u32::from_le_bytes([
+        head[252], head[253], head[254], head[255],
+    ]))
+}
+
+fn info(dir: &Path, json: bool) -> Result<ExitCode> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list table directory {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wld" | "dtw")))
+        .collect();
+    names.sort();
+    let cache = Arc::new(BlockCache::new(1 << 20));
+    let mut total = [0u64; 2];
+    let mut bytes = [0u64; 2];
+    let mut bad = 0usize;
+    for p in &names {
+        let t = match TableFile::open(p, cache.clone()) {
+            Ok(t) => t,
+            Err(e) => {
+                bad += 1;
+                if json {
+                    outln!(
+                        "{}",
+                        json!({"file": p.file_name().map(|n| n.to_string_lossy()), "error": e.to_string()})
+                    );
+                } else {
+                    eprintln!("dtb: {e}");
+                }
+                continue;
+            }
+        };
+        let h = t.header();
+        let sides = h.sides.count_ones() as u64;
+        let positions = h.positions_per_side * sides;
+        let mut c = [0u64; 3];
+        for s in 0..2 {
+            if h.sides & (1 << s) != 0 {
+                for (ck, add) in c.iter_mut().zip(h.counts[s]) {
+                    *ck += add;
+                }
+            }
+        }
+        let k = if h.kind == ValueKind::Wld { 0 } else { 1 };
+        total[k] += positions;
+        bytes[k] += t.compressed_len();
+        let m = Material::new(h.material[0], h.material[1], h.material[2], h.material[3]);
+        let bits = bits_per_position(t.compressed_len(), positions);
+        let checksum = file_checksum(p).map(|c| format!("{c:08x}"));
+        if json {
+            outln!(
+                "{}",
+                json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
+                       "kind": h.kind.extension(), "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
+                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits,
+                       "checksum": checksum})
+            );
+        } else {
+            outln!(
+                "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
+                p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
+                m, h.kind.extension(), positions, c[0], c[1], c[2],
+                longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits,
+                checksum.as_deref().unwrap_or("?")
+            );
+        }
+    }
+    if !json {
+        outln!(
+            "total: WLD {} positions {} bytes ({:.4} bits/pos); DTW {} positions {} bytes ({:.4} bits/pos)",
+            total[0], bytes[0], bits_per_position(bytes[0], total[0]),
+            total[1], bytes[1], bits_per_position(bytes[1], total[1])
+        );
+    }
+    if names.is_empty() {
+        bail!("no table files (*.wld, *.dtw) in {}", dir.display());
+    }
+    Ok(if bad > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,105 @@
+//! `dtb plan`: the slice graph of a build as units of work for a scheduler (JSON, a Makefile
+//! or a Slurm submission script).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+use dtb_gen::build::{self, Plan};
+use dtb_gen::plan::{self as units, SlurmOptions, Speed};
+
+use crate::args::Set;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    set: Set,
+    /// What to write: json, make or slurm.
+    #[arg(long, value_enum)]
+    emit: Emit,
+    /// Cores a job (`--threads` of each `dtb gen`, `--cpus-per-task` in Slurm).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    cpus: u32,
+    /// Positions solved a second a core, for the time forecast (default: 8 M, English
+    /// 2-7 as measured; International is about 3.5 M).
+    #[arg(long, default_value_t = 8e6)]
+    speed: f64,
+    /// The dtb program the jobs run (default: this one).
+    #[arg(long)]
+    program: Option<PathBuf>,
+    /// Slurm partition.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Slurm account.
+    #[arg(long)]
+    account: Option<String>,
+    /// Slurm time limit of each job (e.g. 2:00:00).
+    #[arg(long)]
+    time: Option<String>,
+    /// A further sbatch argument (repeatable), e.g. --sbatch-arg=--qos=long.
+    #[arg(long, allow_hyphen_values = true)]
+    sbatch_arg: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Emit {
+    /// Every unit with its reads, memory, disk, positions and time; the plan's totals.
+    Json,
+    /// A Makefile whose targets are the finished files.
+    Make,
+    /// A bash script that submits the missing units to Slurm.
+    Slurm,
+}
+
+/// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
+///
+/// # Errors
+/// Any failure, as one message chain for the caller to print.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let rules = a.set.variant.rules()?;
+    let pieces = a.set.pieces;
+    if pieces > build::MAX_PIECES && !matches!(a.emit, Emit::Json) {
+        bail!(
+            "--pieces {pieces}: dtb gen builds at most {} pieces, so a plan of {pieces} \
+             is a forecast only: --emit json",
+            build::MAX_PIECES
+        );
+    }
+    let mut plan = Plan::for_forecast(rules, pieces, a.set.out)?;
+    plan.wld_only = a.set.wld_only;
+    if let Some(m) = a.set.memory {
+        plan.memory = m;
+    }
+    if !(a.speed.is_finite() && a.speed > 0.0) {
+        bail!("--speed must be a positive number of positions a second a core");
+    }
+    let speed = Speed {
+        cpus: a.cpus,
+        per_core: a.speed,
+    };
+    let list = units::units(&plan, speed);
+    let program = match a.program {
+        Some(p) => p,
+        None => std::env::current_exe().context("finding this program's path")?,
+    };
+    let program = program.to_string_lossy();
+    let text = match a.emit {
+        Emit::Json => units::json(&plan, &list, speed).to_string(),
+        Emit::Make => units::makefile(&plan, &list, a.cpus, &program),
+        Emit::Slurm => units::slurm_script(
+            &plan,
+            &list,
+            a.cpus,
+            &program,
+            &SlurmOptions {
+                partition: a.partition,
+                account: a.account,
+                time: a.time,
+                extra: a.sbatch_arg,
+            },
+        ),
+    };
+    outln!("{}", text.trim_end());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,475 @@
+//! `dtb probe`: the value of positions (FEN arguments or a batch file), with the distance,
+//! the best move, every move ranked (`--moves`) or the best line (`--line`).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use dtb_probe::format::ValueKind;
+use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
+use dtb_probe::{fen, Rules, Tablebase};
+use serde_json::json;
+
+use crate::args::Variant;
+use crate::output::{error_line, plies, shown};
+use crate::tables::open_tables;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    variant: Variant,
+    /// Directory holding the tables; repeat it for several (a search path: a table in an
+    /// earlier --dir is used before the same slice's in a later one).
+    #[arg(long, default_value = "tables")]
+    dir: Vec<PathBuf>,
+    /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"};
+    /// with "missing" (why) added, and exit status 1, when the directory holds DTW tables
+    /// but one the distance or best move needs is missing.
+    #[arg(long)]
+    json: bool,
+    /// Read positions from FILE, one FEN per line (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    batch: Option<PathBuf>,
+    /// Play the best line to the end of the game and print each move with the distance
+    /// left (needs the DTW tables).
+    #[arg(long)]
+    line: bool,
+    /// After each position, every legal move with its value for the mover (win or loss
+    /// with the distance in plies, or draw) and the position after it, best first; with
+    /// --json a "moves" array of {"move", "wld", "dtw", "fen"}.
+    #[arg(long, conflicts_with = "line")]
+    moves: bool,
+    /// Positions in PDN FEN.
+    fens: Vec<String>,
+}
+
+/// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
+///
+/// # Errors
+/// Any failure, as one message chain for the caller to print.
+pub fn run(a: Args) -> Result<ExitCode> {
+    let rules = a.variant.rules()?;
+    probe(&rules, &a.dir, a.json, a.batch, a.line, a.moves, a.fens)
+}
+
+fn probe(
+    rules: &Rules,
+    dirs: &[PathBuf],
+    json: bool,
+    batch: Option<PathBuf>,
+    line: bool,
+    moves: bool,
+    fens: Vec<String>,
+) -> Result<ExitCode> {
+    let mut tb = open_tables(&dirs[0], rules)?;
+    for d in &dirs[1..] {
+        if !d.is_dir() {
+            bail!(
+                "table directory {} does not exist or is not a directory",
+                d.display()
+            );
+        }
+        tb.add_directory(d)?;
+    }
+    let names = dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if line && tb.materials(ValueKind::Dtw).is_empty() {
+        bail!(
+            "--line plays the best moves, which needs DTW tables; {names} holds WLD tables only \
+             (built with --wld-only): build without --wld-only, or probe without --line"
+        );
+    }
+    if fens.is_empty() && batch.is_none() {
+        bail!("no position given: pass FEN arguments or --batch FILE");
+    }
+    let failed = std::cell::Cell::new(false);
+    let answer = |text: &str, out: &mut dyn Write| -> Result<()> {
+        let ok = if line {
+            answer_line(&tb, rules, text, json, out)?
+        } else if moves {
+            answer_moves(&tb, rules, text, json, out)?
+        } else {
+            answer_probe(&tb, rules, text, json, out)?
+        };
+        if !ok {
+            failed.set(true);
+        }
+        Ok(())
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for f in &fens {
+        answer(f, &mut out)?;
+    }
+    if let Some(b) = batch {
+        let mut reader: Box<dyn BufRead> = if b.as_os_str() == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            Box::new(std::io::BufReader::new(
+                std::fs::File::open(&b)
+                    .with_context(|| format!("cannot open batch file {}", b.display()))?,
+            ))
+        };
+        // One position a line, answered as it arrives (so a pipe can drive it); blank lines
+        // and `#` comments are skipped; a line that is not UTF-8 gets its own error.
+        let mut buf = Vec::new();
+        let mut number = 0usize;
+        loop {
+            buf.clear();
+            if reader
+                .read_until(b'\n', &mut buf)
+                .context("reading batch input")?
+                == 0
+            {
+                break;
+            }
+            number += 1;
+            let text = match std::str::from_utf8(&buf) {
+                Ok(t) => t.trim_start_matches('\u{feff}').trim().to_string(),
+                Err(_) => {
+                    failed.set(true);
+                    let msg = format!("batch line {number} is not UTF-8 text");
+                    if json {
+                        writeln!(
+                            out,
+                            "{}",
+                            json!({"line": number, "error": msg, "kind": "not_utf8"})
+                        )?;
+                    } else {
+                        eprintln!("dtb: {msg}");
+                    }
+                    continue;
+                }
+            };
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            answer(&text, &mut out)?;
+            out.flush()?;
+        }
+    }
+    Ok(if failed.get() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// What kind of failure `e` is, for programs reading `--json`: `malformed_fen`,
+/// `illegal_position`, `game_over`, `missing_table`, `corrupt_table`, `variant_mismatch`
+/// (a file of another variant, rule set or slice under this one's name), `capture_position`,
+/// `directory`, or `error` for anything else.
+fn error_kind(e: &anyhow::Error) -> &'static str {
+    use dtb_probe::fen::FenError;
+    use dtb_probe::ProbeError;
+    for cause in e.chain() {
+        if let Some(p) = cause.downcast_ref::<ProbeError>() {
+            return match p {
+                ProbeError::IllegalPosition(_) => "illegal_position",
+                ProbeError::GameOver => "game_over",
+                ProbeError::MissingTable { .. } => "missing_table",
+                ProbeError::Table(_) => "corrupt_table",
+                ProbeError::Mismatch { .. } => "variant_mismatch",
+                ProbeError::Directory { .. } => "directory",
+                ProbeError::CapturePosition => "capture_position",
+            };
+        }
+        if let Some(f) = cause.downcast_ref::<FenError>() {
+            return match f {
+                FenError::Position(_) => "illegal_position",
+                _ => "malformed_fen",
+            };
+        }
+    }
+    "error"
+}
+
+/// Print why position `f` got no answer: a JSON object on standard output, or a line on
+/// standard error.
+fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -> Result<()> {
+    if json {
+        writeln!(
+            out,
+            "{}",
+            json!({"fen": f, "error": error_line(e), "kind": error_kind(e)})
+        )?;
+    } else {
+        eprintln!("dtb: {}: {}", shown(f), error_line(e));
+    }
+    Ok(())
+}
+
+/// Answer one FEN; false if it failed (the error is printed) or its answer is incomplete (a
+/// DTW table it needs is missing from a directory that has DTW tables).
+fn answer_probe(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    match probe_one(tb, rules, f) {
+        Ok(a) => {
+            if json {
+                let mut o = json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best});
+                if let Some(m) = &a.missing {
+                    o["missing"] = json!(m);
+                }
+                writeln!(out, "{o}")?;
+            } else {
+                let mut line = format!("{f}  {}", a.wld);
+                if let Some(d) = a.dtw {
+                    line.push_str(&format!(" in {}", plies(d)));
+                }
+                if let Some(b) = a.best {
+                    line.push_str(&format!("  best {b}"));
+                }
+                if let Some(m) = &a.missing {
+                    line.push_str(&format!("  ({m})"));
+                    eprintln!("dtb: {}: incomplete answer: {m}", shown(f));
+                }
+                writeln!(out, "{line}")?;
+            }
+            // An incomplete answer is a failure of the directory: exit status 1.
+            Ok(a.missing.is_none())
+        }
+        Err(e) => {
+            report_failure(f, &e, json, out)?;
+            Ok(false)
+        }
+    }
+}
+
+/// Every legal move of one FEN with its value for the mover and the FEN after it, best first
+/// (from the WLD tables in a WLD-only directory); false if it failed.
+fn answer_moves(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    let ranked = (|| -> Result<_> {
+        let pos = fen::parse(f, rules)?;
+        let a = probe_one(tb, rules, f)?;
+        let ranked = if tb.materials(ValueKind::Dtw).is_empty() {
+            tb.probe_moves_wld(&pos)?
+        } else {
+            tb.probe_moves(&pos)?
+        };
+        let mut all = Vec::new();
+        legal_moves(rules, &pos, Counting::Unique, &mut all);
+        let rows: Vec<(String, dtb_probe::Dtw, String)> = ranked
+            .iter()
+            .map(|r| {
+                (
+                    pdn_in_for(rules, &r.mv, &all),
+                    r.for_mover(),
+                    fen::write_for(&r.mv.apply_unchecked(&pos), rules),
+                )
+            })
+            .collect();
+        Ok((a, rows))
+    })();
+    let (a, rows) = match ranked {
+        Ok(r) => r,
+        Err(e) => {
+            report_failure(f, &e, json, out)?;
+            return Ok(false);
+        }
+    };
+    if json {
+        let moves: Vec<_> = rows
+            .iter()
+            .map(|(m, v, after)| {
+                json!({"move": m, "wld": v.wld.to_string(), "dtw": v.plies, "fen": after})
+            })
+            .collect();
+        let mut o =
+            json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best, "moves": moves});
+        if let Some(m) = &a.missing {
+            o["missing"] = json!(m);
+        }
+        writeln!(out, "{o}")?;
+    } else {
+        let mut head = format!("{f}  {}", a.wld);
+        if let Some(d) = a.dtw {
+            head.push_str(&format!(" in {}", plies(d)));
+        }
+        if let Some(b) = &a.best {
+            head.push_str(&format!("  best {b}"));
+        }
+        writeln!(out, "{head}")?;
+        let width = rows.iter().map(|(m, _, _)| m.len()).max().unwrap_or(0);
+        for (m, v, after) in &rows {
+            let value = match v.plies {
+                Some(p) => format!("{} in {}", v.wld, plies(p)),
+                None => v.wld.to_string(),
+            };
+            writeln!(out, "  {m:<width$}  {value:<16}  {after}")?;
+        }
+    }
+    Ok(a.missing.is_none())
+}
+
+/// Play and print the best line from one FEN; false if it failed.
+fn answer_line(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<bool> {
+    match play_line(tb, rules, f) {
+        Ok((steps, cut)) => {
+            if json {
+                let moves: Vec<_> = steps
+                    .iter()
+                    .map(|(m, d, after)| json!({"move": m, "dtw": d, "fen": after}))
+                    .collect();
+                writeln!(out, "{}", json!({"fen": f, "line": moves, "cut": cut}))?;
+            } else {
+                writeln!(out, "{f}")?;
+                for (i, (m, d, after)) in steps.iter().enumerate() {
+                    let d = d.map_or("draw".to_string(), |d| format!("{} left", plies(d)));
+                    writeln!(out, "{:>4}. {m:<12} {d:<16} {after}", i + 1)?;
+                }
+                if cut {
+                    writeln!(
+                        out,
+                        "      (a draw: line cut after {DRAW_LINE_PLIES} plies)"
+                    )?;
+                }
+            }
+            Ok(true)
+        }
+        Err(e) => {
+            report_failure(f, &e, json, out)?;
+            Ok(false)
+        }
+    }
+}
+
+/// Most plies `--line` plays from a drawn position.
+const DRAW_LINE_PLIES: usize = 40;
+
+/// The best line from `f`: (move, plies left after it, FEN after it) per ply, until the game
+/// ends (or [`DRAW_LINE_PLIES`] plies of a draw).
+/// One ply of a best line: the move, the plies left after it (`None`: a draw), the FEN after.
+type Step = (String, Option<u16>, String);
+
+fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)> {
+    let mut pos = fen::parse(f, rules)?;
+    let mut steps = Vec::new();
+    let start = tb.probe_dtw(&pos)?;
+    let limit = match start.plies {
+        Some(p) => p as usize,
+        None => DRAW_LINE_PLIES,
+    };
+    while steps.len() < limit {
+        let Some((m, _)) = tb.best_move(&pos)? else {
+            break;
+        };
+        let mut moves = Vec::new();
+        legal_moves(rules, &pos, Counting::Unique, &mut moves);
+        let name = pdn_in_for(rules, &m, &moves);
+        pos = m.apply_unchecked(&pos);
+        let after = if pos.pieces(pos.side_to_move().opponent()) == 0
+            || pos.pieces(pos.side_to_move()) == 0
+        {
+            Some(0)
+        } else {
+            tb.probe_dtw(&pos)?.plies
+        };
+        steps.push((name, after, fen::write_for(&pos, rules)));
+    }
+    let cut = start.plies.is_none() && steps.len() == limit;
+    Ok((steps, cut))
+}
+
+/// What `dtb probe` answers for one FEN.
+struct ProbeAnswer {
+    wld: String,
+    /// Plies to the end (`None`: a draw, or not known, see `missing`).
+    dtw: Option<u16>,
+    best: Option<String>,
+    /// Why the distance or the best move is not given although the directory holds DTW
+    /// tables: the missing table (`None` for a complete answer, and in a WLD-only
+    /// directory, where no distance is expected).
+    missing: Option<String>,
+}
+
+/// The answer for one FEN. DTW and best move are `None` where the DTW tables are missing;
+/// where the directory holds DTW tables but one this position needs is missing, what can be
+/// answered is, and `missing` says what is not and why.
+fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
+    let pos = fen::parse(f, rules)?;
+    let wld = tb.probe_wld(&pos)?;
+    // A directory without any DTW table is a WLD-only build: no distance is expected.
+    let has_dtw = !tb.materials(ValueKind::Dtw).is_empty();
+    let agree = |d: dtb_probe::Dtw| -> Result<Option<u16>> {
+        if d.wld != wld {
+            bail!(
+                "WLD and DTW tables disagree on this position ({wld} vs {}): run dtb verify",
+                d.wld
+            );
+        }
+        Ok(d.plies)
+    };
+    let mut missing = None;
+    let (dtw, best) = match tb.best_move(&pos) {
+        Ok(Some((m, d))) => {
+            let mut moves = Vec::new();
+            legal_moves(rules, &pos, Counting::Unique, &mut moves);
+            (agree(d)?, Some(pdn_in_for(rules, &m, &moves)))
+        }
+        Ok(None) => (Some(0), None),
+        Err(
+            e @ dtb_probe::ProbeError::MissingTable {
+                kind: ValueKind::Dtw,
+                ..
+            },
+        ) if has_dtw => {
+            // The best move needs a table the distance of the position itself may not.
+            let dtw = match tb.probe_dtw(&pos) {
+                Ok(d) => {
+                    missing = Some(format!("best move unknown: {e}"));
+                    agree(d)?
+                }
+                Err(
+                    e @ dtb_probe::ProbeError::MissingTable {
+                        kind: ValueKind::Dtw,
+                        ..
+                    },
+                ) => {
+                    missing = Some(format!("distance and best move unknown: {e}"));
+                    None
+                }
+                Err(e) => return Err(e.into()),
+            };
+            (dtw, None)
+        }
+        Err(dtb_probe::ProbeError::MissingTable {
+            kind: ValueKind::Dtw,
+            ..
+        }) => (None, None),
+        Err(e) => return Err(e.into()),
+    };
+    // A draw has no distance, unless the game ends here drawn (a blocked side under
+    // `blocked = draw` or `majority`): 0 plies, no move.
+    let dtw = if wld == dtb_probe::Wld::Draw && best.is_some() {
+        None
+    } else {
+        dtw
+    };
+    Ok(ProbeAnswer {
+        wld: wld.to_string(),
+        dtw,
+        best,
+        missing,
+    })
+}
