@@ -20,7 +20,7 @@ use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throug
 use dtb_gen::build::{self, Plan, Quiet};
 use dtb_gen::solve::solve_slice;
 use dtb_gen::store::Store;
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::movegen::{legal_moves, perft, Counting, Move};
 use dtb_probe::{Color, Material, Position, Rules, Tablebase};
 

@@ -31,9 +31,9 @@ use std::ffi::{c_char, c_int, c_uint, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use dtb_probe::format::ValueKind;
+use dtb_probe::internal::format::ValueKind;
+use dtb_probe::internal::rules::Numbering;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
-use dtb_probe::rules::Numbering;
 use dtb_probe::{fen, Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
 
 /// Success.
@@ -213,7 +213,7 @@ fn probe_failure(e: ProbeError) -> Failure {
         ProbeError::Directory { .. } => DTB_ERR_DIRECTORY,
         ProbeError::CapturePosition => DTB_ERR_CAPTURE_POSITION,
     };
-    Failure(code, e.to_string())
+    Failure(code, dtb_probe::report(&e))
 }
 
 /// # Safety
@@ -907,7 +907,7 @@ pub unsafe extern "C" fn dtb_verify(tb: *const dtb_tablebase) -> c_int {
             for m in tb.materials(kind) {
                 let t = tb.table(m, kind).map_err(probe_failure)?;
                 t.verify_payload()
-                    .map_err(|e| Failure(DTB_ERR_TABLE, e.to_string()))?;
+                    .map_err(|e| Failure(DTB_ERR_TABLE, dtb_probe::report(&e)))?;
             }
         }
         Ok(DTB_OK)

@@ -161,7 +161,8 @@ fn corrupt_copy() -> tempfile::TempDir {
     std::fs::write(&wld, &bytes[..bytes.len() / 2]).unwrap();
     let dtw = copy.path().join("english-0101.dtw");
     let mut bytes = std::fs::read(&dtw).unwrap();
-    let at = dtb_probe::format::HEADER_LEN + (bytes.len() - dtb_probe::format::HEADER_LEN) / 2;
+    let at = dtb_probe::internal::format::HEADER_LEN
+        + (bytes.len() - dtb_probe::internal::format::HEADER_LEN) / 2;
     bytes[at] ^= 0x5a;
     std::fs::write(&dtw, &bytes).unwrap();
     copy

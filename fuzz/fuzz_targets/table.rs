@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::internal::table::{BlockCache, TableFile};
 use libfuzzer_sys::fuzz_target;
 
 const HEADER_LEN: usize = 256;

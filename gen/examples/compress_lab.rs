@@ -10,8 +10,8 @@
 
 use dtb_gen::solve::{solve_slice, SolvedSlice};
 use dtb_gen::store::Store;
-use dtb_probe::format::{pack_values, wld_code, WLD_DRAW};
-use dtb_probe::material::Material;
+use dtb_probe::internal::format::{pack_values, wld_code, WLD_DRAW};
+use dtb_probe::internal::material::Material;
 use dtb_probe::Rules;
 
 fn wld(c: u16) -> u16 {
@@ -78,7 +78,8 @@ fn fill(s: &SolvedSlice, side: usize, strategy: &str) -> Vec<u16> {
         "threat" => {
             // Also "don't care": positions whose side not to move could capture if it were
             // its turn (an upper bound for a format that resolves them by a search).
-            let ix = dtb_probe::index::SliceIndex::new(s.material, Rules::ENGLISH.geometry());
+            let ix =
+                dtb_probe::internal::index::SliceIndex::new(s.material, Rules::ENGLISH.geometry());
             let color = [dtb_probe::Color::White, dtb_probe::Color::Black][side];
             let mut mask = vec![false; n];
             for (i, m) in mask.iter_mut().enumerate() {

@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use dtb_gen::solve::solve_slice;
 use dtb_gen::store::Store;
-use dtb_probe::material::Material;
-use dtb_probe::value::wld_of;
+use dtb_probe::internal::material::Material;
+use dtb_probe::internal::value::wld_of;
 use dtb_probe::Rules;
 
 /// Print `message` as one error line and exit with status 2.

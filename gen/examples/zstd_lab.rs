@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use dtb_gen::write::CompressionParams;
-use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::internal::table::{BlockCache, TableFile};
 use rayon::prelude::*;
 
 fn fail(message: impl std::fmt::Display) -> ! {

@@ -22,12 +22,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use dtb_probe::format::{WLD_LOSS, WLD_WIN};
-use dtb_probe::index::{GroupDecoder, SliceIndex};
-use dtb_probe::material::Material;
+use dtb_probe::internal::format::{WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::index::{GroupDecoder, SliceIndex};
+use dtb_probe::internal::material::Material;
+use dtb_probe::internal::rules::{Color, Rules};
+use dtb_probe::internal::value::{wld_of, Wld};
 use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
-use dtb_probe::rules::{Color, Rules};
-use dtb_probe::value::{wld_of, Wld};
 use rayon::prelude::*;
 
 use crate::finished::Finished;
@@ -395,8 +395,8 @@ mod tests {
     use crate::solve::{solve_slice, solve_slice_grouped_wld};
     use crate::store::Codes;
     use crate::store::Store;
-    use dtb_probe::format::wld_code;
-    use dtb_probe::rules::BlockedOutcome;
+    use dtb_probe::internal::format::wld_code;
+    use dtb_probe::internal::rules::BlockedOutcome;
 
     /// Solve the slices of `rules` up to `pieces` (only those of kings only if `kings_only`)
     /// twice: with distances ([`solve_slice`], into one store) and as a WLD-only build does

@@ -5,13 +5,13 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use dtb_probe::format::{
+use dtb_probe::internal::format::{
     table_file_name, wld_code, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP,
 };
-use dtb_probe::index::SliceIndex;
-use dtb_probe::material::Material;
-use dtb_probe::rules::{BlockedOutcome, Rules};
-use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::material::Material;
+use dtb_probe::internal::rules::{BlockedOutcome, Rules};
+use dtb_probe::internal::table::{BlockCache, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
 use crate::finished::{Finished, Layered, TableSource};
@@ -63,14 +63,14 @@ pub enum BuildError {
     ForecastPieces(u32),
     #[error("--out {}: {} is not a directory", .path.display(), .file.display())]
     OutNotDirectory { path: PathBuf, file: PathBuf },
-    #[error("cannot create output directory {path}: {source}")]
+    #[error("cannot create output directory {}", .path.display())]
     CreateDir {
         path: PathBuf,
         source: std::io::Error,
     },
     #[error("{0} is in use by another dtb gen (lock file {LOCK_FILE}); wait for it to finish")]
     Locked(PathBuf),
-    #[error("cannot lock {path}: {source}")]
+    #[error("cannot lock {}", .path.display())]
     Lock {
         path: PathBuf,
         source: std::io::Error,
@@ -81,12 +81,18 @@ pub enum BuildError {
         needed_mib: u64,
         available_mib: u64,
     },
-    #[error("solving slice {material}: {message}")]
-    Solve { material: Material, message: String },
+    #[error("solving slice {material}")]
+    Solve {
+        material: Material,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error(transparent)]
     Write(#[from] WriteError),
-    #[error("reading back finished slice {material}: {message}")]
-    Load { material: Material, message: String },
+    #[error("reading back finished slice {material}")]
+    Load {
+        material: Material,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error("slice {slice} reads slices that are not finished in the output directory: {} (build them first, or add --with-deps)", list(.missing))]
     MissingInputs {
         slice: Material,
@@ -796,7 +802,7 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
         }
         let t = match TableFile::open(&path, cache.clone()) {
             Ok(t) => t,
-            Err(e) => return OnDisk::Unusable(e.to_string()),
+            Err(e) => return OnDisk::Unusable(dtb_probe::report(&e)),
         };
         let h = t.header();
         if h.variant != plan.rules.name
@@ -811,7 +817,7 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
             ));
         }
         if let Err(e) = t.verify_payload() {
-            return OnDisk::Unusable(e.to_string());
+            return OnDisk::Unusable(dtb_probe::report(&e));
         }
     }
     OnDisk::Finished
@@ -1176,7 +1182,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             };
             loaded.map_err(|e| BuildError::Load {
                 material: m,
-                message: e.to_string(),
+                source: e.into(),
             })?;
             if let (Some(sp), true, false) = (&spill, held, reused) {
                 spill_slice(plan, &mut store, m, sp)?;
@@ -1254,7 +1260,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         let solved = solve_slice(&plan.rules, &store, m, &|n| obs.progress(n)).map_err(|e| {
             BuildError::Solve {
                 material: m,
-                message: e.to_string(),
+                source: e.into(),
             }
         })?;
         let solve_seconds = t0.elapsed().as_secs_f64();
@@ -1494,7 +1500,7 @@ fn solve_wld_from<S: Finished>(
     }
     .map_err(|e| BuildError::Solve {
         material: m,
-        message: e.to_string(),
+        source: e.into(),
     })
 }
 
@@ -1546,7 +1552,7 @@ fn solve_wld(
             dtb_probe::Tablebase::with_cache_bytes(plan.rules, plan.table_cache_bytes() as usize);
         tb.add_directory(&plan.out).map_err(|e| BuildError::Solve {
             material: m,
-            message: e.to_string(),
+            source: e.into(),
         })?;
         let tables = TableSource::new(tb, ValueKind::Wld);
         let src = Layered {

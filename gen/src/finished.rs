@@ -4,10 +4,10 @@
 //! files mapped from disk); [`TableSource`] reads them from finished table files through
 //! `dtb-probe`, an independent path that tests solve against.
 
-use dtb_probe::format::ValueKind;
-use dtb_probe::position::Position;
-use dtb_probe::tablebase::{ProbeError, Tablebase};
-use dtb_probe::value::{code_of_wld, DRAW, LOST};
+use dtb_probe::internal::format::ValueKind;
+use dtb_probe::internal::position::Position;
+use dtb_probe::internal::tablebase::{ProbeError, Tablebase};
+use dtb_probe::internal::value::{code_of_wld, DRAW, LOST};
 
 use crate::store::Store;
 
@@ -91,8 +91,8 @@ mod tests {
     use crate::build::{self, Plan, Quiet};
     use crate::solve::{solve_slice, solve_slice_grouped_wld};
     use crate::store::Store;
-    use dtb_probe::format::wld_code;
-    use dtb_probe::material::Material;
+    use dtb_probe::internal::format::wld_code;
+    use dtb_probe::internal::material::Material;
     use dtb_probe::Rules;
 
     /// The 4-piece slices solved from finished 2-4 files read through `dtb-probe`

@@ -8,9 +8,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use dtb_probe::format::ValueKind;
-use dtb_probe::index::SliceIndex;
-use dtb_probe::material::Material;
+use dtb_probe::internal::format::ValueKind;
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::material::Material;
 
 use crate::build::{Plan, OVERHEAD_BYTES};
 

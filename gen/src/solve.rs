@@ -22,15 +22,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::format::{wld_code, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::{MenCache, SliceIndex};
-use dtb_probe::material::Material;
-use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
-use dtb_probe::position::Position;
-use dtb_probe::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::value::{
+use dtb_probe::internal::format::{wld_code, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::index::{MenCache, SliceIndex};
+use dtb_probe::internal::material::Material;
+use dtb_probe::internal::position::Position;
+use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
+use dtb_probe::internal::value::{
     self, goodness, loss_code, parent_code, plies_of, win_code, wld_of, Wld, DRAW,
 };
+use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
 
 use crate::finished::Finished;
 use crate::store::Spill;
@@ -132,7 +132,7 @@ pub fn stored_codes(values: &[u16], capture: &[u64]) -> Vec<u16> {
 /// Why a slice could not be solved.
 #[derive(Debug, thiserror::Error)]
 pub enum SolveError<E: std::error::Error + 'static> {
-    #[error("looking up a solved slice failed: {0}")]
+    #[error("looking up a solved slice failed")]
     Lookup(#[source] E),
     #[error("distance overflow in slice {0}: more than 8191 plies")]
     TooDeep(Material),
@@ -611,7 +611,7 @@ impl GroupResult {
 
 /// Potential of a men placement: rows advanced, summed over every man. A quiet man move raises
 /// it by one, so a group only reaches groups of higher potential.
-fn potential(g: &dtb_probe::board::Geometry, wmen: u64, bmen: u64) -> u32 {
+fn potential(g: &dtb_probe::internal::board::Geometry, wmen: u64, bmen: u64) -> u32 {
     let half = g.half() as u32;
     let last = g.size as u32 - 1;
     let mut p = 0;
@@ -750,7 +750,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
             Words::zeroed_in_file(len, &m.path(material, what, side), m.spill).map_err(|e| {
                 SolveError::Scratch {
                     path: m.path(material, what, side),
-                    message: e.to_string(),
+                    message: dtb_probe::report(&e),
                 }
             })
         }
@@ -961,7 +961,7 @@ impl Results for DtwResults {
     }
 }
 
-/// Outcomes as WLD file codes ([`dtb_probe::format::WLD_WIN`], ...), 2 bits a position, 32
+/// Outcomes as WLD file codes ([`dtb_probe::internal::format::WLD_WIN`], ...), 2 bits a position, 32
 /// a word: the layout of a WLD block's bytes, so a block of the file is a run of words.
 struct WldResults<'a>([&'a [AtomicU64]; 2]);
 
@@ -1016,12 +1016,12 @@ pub(crate) struct Steps {
     /// `adj[sq]`: the four diagonal neighbours of `sq`.
     adj: [u64; 64],
     flying: bool,
-    g: &'static dtb_probe::board::Geometry,
+    g: &'static dtb_probe::internal::board::Geometry,
 }
 
 impl Steps {
     pub(crate) fn new(rules: &Rules) -> Steps {
-        use dtb_probe::board::{Dir, NONE};
+        use dtb_probe::internal::board::{Dir, NONE};
         let g = rules.geometry();
         let mut fwd = [[0u64; 64]; 2];
         let mut adj = [0u64; 64];
@@ -1041,7 +1041,7 @@ impl Steps {
         Steps {
             fwd,
             adj,
-            flying: rules.kings == dtb_probe::rules::KingRange::Flying,
+            flying: rules.kings == dtb_probe::internal::rules::KingRange::Flying,
             g,
         }
     }
@@ -1053,7 +1053,7 @@ impl Steps {
         if !self.flying {
             return self.adj[sq as usize] & !occ;
         }
-        use dtb_probe::board::Dir;
+        use dtb_probe::internal::board::Dir;
         Dir::ALL
             .iter()
             .fold(0, |out, &d| out | self.g.slide(sq, d, occ).0)
@@ -1114,7 +1114,7 @@ struct ManMove {
     from: u8,
     to: u8,
     start: u64,
-    rank: dtb_probe::index::KingsRanker,
+    rank: dtb_probe::internal::index::KingsRanker,
 }
 
 fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
@@ -1140,7 +1140,7 @@ struct GroupInit<'a, S, R> {
     slice: &'a Shared<'a, R>,
     man_moves: &'a [ManMove],
     first_move: &'a [u8; 64],
-    dec: &'a dtb_probe::index::GroupDecoder,
+    dec: &'a dtb_probe::internal::index::GroupDecoder,
     group_men: u64,
 }
 
@@ -1303,7 +1303,7 @@ fn for_each_predecessor(
     kings: &[(u64, u64)],
     men: u64,
     steps: &Steps,
-    dec: &dtb_probe::index::GroupDecoder,
+    dec: &dtb_probe::internal::index::GroupDecoder,
     visit: &mut impl FnMut(usize),
 ) {
     let mover_white = l >= kk;
@@ -1720,7 +1720,7 @@ mod tests {
     #[test]
     fn grouped_and_global_solvers_agree() {
         let blocked_draws = Rules {
-            blocked: dtb_probe::rules::BlockedOutcome::Draw,
+            blocked: dtb_probe::internal::rules::BlockedOutcome::Draw,
             ..Rules::ENGLISH
         };
         for (rules, n) in [

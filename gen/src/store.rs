@@ -9,14 +9,16 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dtb_probe::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::{KingsRanker, SliceIndex};
-use dtb_probe::material::Material;
+use dtb_probe::internal::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::index::{KingsRanker, SliceIndex};
+use dtb_probe::internal::material::Material;
+use dtb_probe::internal::position::Position;
+use dtb_probe::internal::rules::{Color, Rules};
+use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
+use dtb_probe::internal::value::{
+    code_of_wld, goodness, normalize, parent_code, ValueSource, Wld, LOST,
+};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
-use dtb_probe::position::Position;
-use dtb_probe::rules::{Color, Rules};
-use dtb_probe::table::{BlockCache, TableError, TableFile};
-use dtb_probe::value::{code_of_wld, goodness, normalize, parent_code, ValueSource, Wld, LOST};
 
 use crate::solve::SolvedSlice;
 
@@ -497,7 +499,7 @@ impl Store {
         let mut block = 0u32;
         let invalid = |why: String| TableError::Format {
             path: path.to_path_buf(),
-            source: dtb_probe::format::FormatError::Invalid(why),
+            source: dtb_probe::internal::format::FormatError::Invalid(why),
         };
         if h.kind != kind {
             return Err(invalid(format!(
@@ -704,7 +706,7 @@ const LOOKUP_ENTRIES: usize = 1024;
 
 impl Store {
     /// The true value of `pos` (any position of a solved slice, not normalized; the side not
-    /// to move must have a piece), as [`dtb_probe::value::resolve`] gives it from this store,
+    /// to move must have a piece), as [`dtb_probe::internal::value::resolve`] gives it from this store,
     /// remembering its men placement in `cache` for the next look-up.
     ///
     /// # Errors
@@ -816,7 +818,7 @@ mod tests {
     use super::*;
     use crate::build::{self, Plan, Quiet};
     use crate::solve::solve_slice;
-    use dtb_probe::value::wld_of;
+    use dtb_probe::internal::value::wld_of;
 
     /// A slice read back from its file, whose capture positions hold "don't care", must give
     /// the solver's true value of every position again: for the full build's DTW files

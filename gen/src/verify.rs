@@ -18,14 +18,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::format::{wld_code, ValueKind};
-use dtb_probe::index::{MenCache, SliceIndex};
-use dtb_probe::movegen::{legal_moves, Counting};
-use dtb_probe::rules::{Color, Rules};
-use dtb_probe::tablebase::parse_file_name;
-use dtb_probe::value::{
+use dtb_probe::internal::format::{wld_code, ValueKind};
+use dtb_probe::internal::index::{MenCache, SliceIndex};
+use dtb_probe::internal::rules::{Color, Rules};
+use dtb_probe::internal::tablebase::parse_file_name;
+use dtb_probe::internal::value::{
     blocked_code, code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, FLIP, LOST,
 };
+use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::{fen, Material, Tablebase, Wld};
 use rayon::prelude::*;
 
@@ -123,7 +123,7 @@ fn verify_slice(
                 Err(e) => {
                     problems.push(Problem {
                         what,
-                        message: e.to_string(),
+                        message: dtb_probe::report(&e),
                     });
                     tables.push(None);
                 }
@@ -131,7 +131,7 @@ fn verify_slice(
             Err(e) => {
                 problems.push(Problem {
                     what,
-                    message: e.to_string(),
+                    message: dtb_probe::report(&e),
                 });
                 tables.push(None);
             }
@@ -217,7 +217,7 @@ fn verify_slice(
                             }
                         }
                         Err(e) => {
-                            err = Some(e.to_string());
+                            err = Some(dtb_probe::report(&e));
                             break;
                         }
                     }
@@ -228,10 +228,14 @@ fn verify_slice(
                 }
             };
             let stored = match dtw {
-                Some(dtw) => dtw.stored_code(side.index(), i).map_err(|e| e.to_string()),
+                Some(dtw) => dtw
+                    .stored_code(side.index(), i)
+                    .map_err(|e| dtb_probe::report(&e)),
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
-            let stored_wld = wld.stored_code(side.index(), i).map_err(|e| e.to_string());
+            let stored_wld = wld
+                .stored_code(side.index(), i)
+                .map_err(|e| dtb_probe::report(&e));
             if whole {
                 if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
                     fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));
@@ -408,7 +412,7 @@ impl Figures {
     /// unknown: the longest true distance, when the DTW file was read).
     fn header_problems(
         &self,
-        h: &dtb_probe::format::Header,
+        h: &dtb_probe::internal::format::Header,
         kind: ValueKind,
         n: u64,
     ) -> Vec<String> {

@@ -10,10 +10,10 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dtb_probe::format::{
+use dtb_probe::internal::format::{
     pack_values, FormatError, Header, ValueKind, FORMAT_VERSION_FLIP, HEADER_LEN,
 };
-use dtb_probe::table::{BlockCache, TableError, TableFile};
+use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 
 /// The values of one table and its header, ready to be written.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ pub enum WriteError {
         reason: String,
     },
     /// zstd failed to compress a block.
-    #[error("{}: cannot compress block {block}: {source}", path.display())]
+    #[error("{}: cannot compress block {block}", path.display())]
     Compress {
         /// The destination path.
         path: PathBuf,
@@ -202,7 +202,7 @@ pub enum WriteError {
     },
     /// A file system operation failed (for example a full disk); no file with the final name
     /// was created or replaced.
-    #[error("{}: {action}: {source}", path.display())]
+    #[error("{}: {action}", path.display())]
     Io {
         /// The destination path.
         path: PathBuf,
@@ -212,7 +212,7 @@ pub enum WriteError {
         source: io::Error,
     },
     /// The file read back under its temporary name did not verify; it was removed.
-    #[error("{}: written file failed verification: {source}", path.display())]
+    #[error("{}: written file failed verification", path.display())]
     Verify {
         /// The destination path.
         path: PathBuf,
@@ -265,7 +265,7 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
         .flat_map(|s| s.iter().copied())
         .max()
         .unwrap_or(0);
-    if let Some(limit) = dtb_probe::format::max_code(h.value_width) {
+    if let Some(limit) = dtb_probe::internal::format::max_code(h.value_width) {
         if max > limit {
             // Find where, for a useful message.
             for (k, side) in data.sides.iter().enumerate() {
@@ -279,7 +279,7 @@ fn prepare_header(path: &Path, data: &TableData) -> Result<Header, WriteError> {
         }
     }
     if h.kind == ValueKind::Dtw {
-        use dtb_probe::value::FLIP;
+        use dtb_probe::internal::value::FLIP;
         if h.version == FORMAT_VERSION_FLIP {
             // The largest distance of any code, flagged or not.
             let plies = data
@@ -340,7 +340,7 @@ impl Payload<'_> {
                 // `block_len` is a multiple of 32 (checked), so a block is whole words.
                 let words = &sides[side][lo / 32..hi.div_ceil(32)];
                 let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.truncate(dtb_probe::format::packed_len(2, hi - lo));
+                out.truncate(dtb_probe::internal::format::packed_len(2, hi - lo));
                 if let Some(k) = words.iter().position(|w| w & (w >> 1) & EVEN_BITS != 0) {
                     return Err(FormatError::Invalid(format!(
                         "a 2-bit code 3 in word {} of the block",
@@ -619,7 +619,9 @@ fn write_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dtb_probe::format::{table_file_name, FORMAT_VERSION, WLD_DRAW, WLD_LOSS, WLD_WIN};
+    use dtb_probe::internal::format::{
+        table_file_name, FORMAT_VERSION, WLD_DRAW, WLD_LOSS, WLD_WIN,
+    };
 
     /// Deterministic pseudo-random numbers (xorshift64*).
     struct Rng(u64);
@@ -780,8 +782,8 @@ mod tests {
     /// refuses them, and a corrupt flagged code (`0x8000`, or beyond `max_plies`) is caught.
     #[test]
     fn flagged_codes_need_version_2() {
-        use dtb_probe::format::FORMAT_VERSION_FLIP;
-        use dtb_probe::value::{loss_code, win_code, FLIP, WON};
+        use dtb_probe::internal::format::FORMAT_VERSION_FLIP;
+        use dtb_probe::internal::value::{loss_code, win_code, FLIP, WON};
         let dir = tempfile::tempdir().unwrap();
         let codes = [WON, loss_code(1), win_code(2), win_code(3), 0, loss_code(4)];
         assert_eq!(codes, [0x8001, 0x8002, 0x8003, 4, 0, 5]);

@@ -7,12 +7,12 @@ use std::sync::OnceLock;
 
 use dtb_gen::build::{self, Plan, Quiet};
 use dtb_gen::write::{write_table, CompressionParams, TableData};
-use dtb_probe::format::{unpack_value, ValueKind};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::format::{unpack_value, ValueKind};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::rules::Color;
+use dtb_probe::internal::table::{BlockCache, TableFile};
+use dtb_probe::internal::value::{wld_of, Wld};
 use dtb_probe::movegen::has_capture;
-use dtb_probe::rules::Color;
-use dtb_probe::table::{BlockCache, TableFile};
-use dtb_probe::value::{wld_of, Wld};
 use dtb_probe::{fen, Rules, Tablebase};
 
 /// English 2-4 tables built afresh once per run at a fixed path inside `target/` (a static
@@ -41,7 +41,7 @@ fn copy_of(dir: &Path) -> tempfile::TempDir {
     copy
 }
 
-fn read_all(path: &Path) -> (dtb_probe::format::Header, Vec<Vec<u16>>) {
+fn read_all(path: &Path) -> (dtb_probe::internal::format::Header, Vec<Vec<u16>>) {
     let t = TableFile::open(path, std::sync::Arc::new(BlockCache::new(1 << 20))).unwrap();
     let h = t.header().clone();
     let mut sides = Vec::new();
@@ -253,8 +253,10 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
     let (h, mut sides) = read_all(&path);
     // Index 1000 of White to move: find a non-capture position near it and change its value.
     let rules = Rules::ENGLISH;
-    let ix =
-        dtb_probe::index::SliceIndex::new(dtb_probe::Material::new(1, 1, 1, 1), rules.geometry());
+    let ix = dtb_probe::internal::index::SliceIndex::new(
+        dtb_probe::Material::new(1, 1, 1, 1),
+        rules.geometry(),
+    );
     let mut i = 1000;
     let mut moves = Vec::new();
     loop {
@@ -298,11 +300,11 @@ fn verify_passes_then_fails_on_one_changed_value_naming_the_slice() {
 
 /// Rewrite the header of `path` through `edit`, with a valid header checksum (the payload is
 /// untouched, so the file still opens and its payload checksum still holds).
-fn edit_header(path: &Path, edit: impl FnOnce(&mut dtb_probe::format::Header)) {
+fn edit_header(path: &Path, edit: impl FnOnce(&mut dtb_probe::internal::format::Header)) {
     let mut bytes = std::fs::read(path).unwrap();
-    let mut h = dtb_probe::format::Header::decode(&bytes).unwrap();
+    let mut h = dtb_probe::internal::format::Header::decode(&bytes).unwrap();
     edit(&mut h);
-    bytes[..dtb_probe::format::HEADER_LEN].copy_from_slice(&h.encode());
+    bytes[..dtb_probe::internal::format::HEADER_LEN].copy_from_slice(&h.encode());
     std::fs::write(path, bytes).unwrap();
 }
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use dtb_gen::build::{self, parse_size, BuildError, Plan, Quiet, WldSolver, SCRATCH_DIR};
-use dtb_probe::material::Material;
+use dtb_probe::internal::material::Material;
 use dtb_probe::Rules;
 
 const DTB: &str = env!("CARGO_BIN_EXE_dtb");

@@ -20,7 +20,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::internal::table::{BlockCache, TableFile};
 
 const DTB: &str = env!("CARGO_BIN_EXE_dtb");
 const LOCK_FILE: &str = ".dtb-gen.lock";

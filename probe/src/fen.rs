@@ -12,24 +12,40 @@ use crate::rules::{Color, Numbering, Rules};
 /// Why a string is not a PDN FEN position of the variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
+    /// The text is empty (or only spaces).
     #[error("empty FEN")]
     Empty,
+    /// The first field is not `W` or `B`.
     #[error("side to move must be W or B, found {0:?}")]
     BadSideToMove(String),
+    /// Not three `:`-separated fields (after any `[FEN "..."]` tag and trailing fields).
     #[error("expected `side:Wpieces:Bpieces` (three fields separated by ':'), found {0} fields")]
     FieldCount(usize),
+    /// A piece list that does not start with its colour.
     #[error("piece list {0:?} must start with W or B")]
     BadColorField(String),
+    /// The same colour's piece list given twice.
     #[error("the {0} piece list appears twice")]
     DuplicateColor(char),
+    /// A square that is not a number.
     #[error("{0:?} is not a square number")]
     BadSquare(String),
+    /// A square number off the board.
     #[error("square {square} is outside 1..={max}")]
-    SquareOutOfRange { square: u32, max: u32 },
+    SquareOutOfRange {
+        /// The number given.
+        square: u32,
+        /// The board's largest square number.
+        max: u32,
+    },
+    /// A square listed twice (in one list or in both).
     #[error("square {0} is listed twice")]
     DuplicateSquare(u32),
+    /// A range `a-b` with `a > b`.
     #[error("range {0:?} is not ascending")]
     BadRange(String),
+    /// The squares parse but the position is not legal (a man on its crowning row, too many
+    /// pieces, ...).
     #[error(transparent)]
     Position(#[from] PositionError),
 }

@@ -1,8 +1,9 @@
+#![warn(missing_docs)]
 //! Probe draughts endgame tablebases built by `dtb gen`.
 //!
 //! `dtb-probe` is what an engine links: the rules of each variant as data ([`Rules`]), positions
-//! and PDN FEN ([`Position`], [`fen`]), legal move generation ([`movegen`]), the slice index
-//! ([`index`]), the table file format ([`mod@format`], [`table`]) and [`Tablebase`], which answers
+//! and PDN FEN ([`Position`], [`fen`]), legal move generation ([`movegen`]) and [`Tablebase`],
+//! which answers
 //! win/loss/draw ([`Wld`]) and the exact distance to the end of the game in plies ([`Dtw`]) for
 //! any legal position within the tables, resolving captures by search.
 //!
@@ -39,29 +40,44 @@
 //! [`ProbeError`] (illegal position, missing table, corrupt or foreign file naming its path);
 //! no input makes a probe panic or guess.
 //!
-//! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by
-//! [`value::resolve`] -> [`value::normalize`] (colour symmetry) -> [`index::SliceIndex`] ->
-//! [`table::TableFile::stored_code`] (block, zstd, cache) -> [`Wld`] / [`Dtw`].
+//! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by search
+//! -> colour symmetry -> the slice index -> the table file's block (zstd, cache) -> [`Wld`] /
+//! [`Dtw`]. docs/ARCHITECTURE.md and docs/FORMAT.md describe each step.
 
-pub mod board;
 pub mod fen;
-pub mod format;
-pub mod index;
-pub mod material;
 pub mod movegen;
-pub mod position;
-pub mod rules;
-pub mod table;
-pub mod tablebase;
 #[cfg(test)]
 mod test_rng;
-pub mod value;
-pub mod variant;
 
+/// What `dtb-gen`, the C ABI, the Python package and the tests need beside the engine API:
+/// the file format, the slice index, table files and their cache, value codes, board
+/// geometry. **Not a stable interface**: engines use the items at the crate root, which
+/// answer only checked values; what is here may change with any release.
+#[doc(hidden)]
+pub mod internal;
+// The crate's own code names them as before (`crate::format::...`).
+use internal::{board, format, index, material, position, rules, table, tablebase, value, variant};
+
+pub use format::{FormatError, ValueKind};
 pub use material::Material;
-pub use position::Position;
+pub use movegen::Move;
+pub use position::{Position, PositionError};
 pub use rules::{Color, Rules};
-pub use table::CacheStats;
+pub use table::{CacheStats, TableError};
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
-pub use variant::RulesError;
+pub use variant::{RulesError, FIELDS};
+
+/// An error and its causes in one line, outermost first, joined by `": "` (each error's
+/// message says only its own level; its cause is its [`source`](std::error::Error::source)):
+/// `tables/english-0101.wld: invalid header: not a dtb table file`.
+pub fn report(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut line = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        line.push_str(": ");
+        line.push_str(&c.to_string());
+        cause = c.source();
+    }
+    line
+}

@@ -690,10 +690,13 @@ fn perft_rec(
 /// Why a move text does not name exactly one legal move.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
+    /// Not move notation at all.
     #[error("{0:?} is not PDN move notation (a-b, axb or axcxb)")]
     Syntax(String),
+    /// Well formed, but no legal move of the position has these squares.
     #[error("{0} is not a legal move here")]
     Illegal(String),
+    /// Several legal captures match (the move text and the full paths to choose from).
     #[error("{0} is ambiguous here: give the full path ({1})")]
     Ambiguous(String, String),
     /// [`Move::apply`] on a position that is not legal under the rules given.

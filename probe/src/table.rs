@@ -18,11 +18,13 @@ use crate::format::{
     block_crc, block_range, check_block_table, unpack_value, FormatError, Header, HEADER_LEN,
 };
 
-/// Errors from opening or reading a table file. Every message starts with the file path.
+/// Errors from opening or reading a table file. Every message starts with the file path; the
+/// underlying error, where there is one, is the [`source`](std::error::Error::source)
+/// ([`crate::report`] prints the whole chain).
 #[derive(Debug, thiserror::Error)]
 pub enum TableError {
     /// The file could not be opened, inspected or mapped.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         /// The table file.
         path: PathBuf,
@@ -30,7 +32,7 @@ pub enum TableError {
         source: io::Error,
     },
     /// The file's bytes are not a valid table (corrupt, truncated, foreign, wrong version).
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Format {
         /// The table file.
         path: PathBuf,
@@ -921,7 +923,7 @@ mod tests {
         let p = dir.file("magic.wld", &b);
         let e = TableFile::open(&p, cache()).unwrap_err();
         assert!(
-            e.to_string().contains("magic.wld: not a dtb table file"),
+            crate::report(&e).contains("magic.wld: not a dtb table file"),
             "{e}"
         );
         assert!(matches!(e.format_error(), Some(FormatError::BadMagic)));
@@ -1021,8 +1023,7 @@ mod tests {
             Some(FormatError::BlockChecksum(4))
         ));
         assert!(
-            err.to_string()
-                .contains("blk.wld: block 4: checksum mismatch"),
+            crate::report(&err).contains("blk.wld: block 4: checksum mismatch"),
             "{err}"
         );
         assert!(matches!(

@@ -47,7 +47,7 @@ pub enum ProbeError {
         reached: Reached,
     },
     /// A table file could not be read, or is corrupt.
-    #[error("{0}")]
+    #[error(transparent)]
     Table(Arc<TableError>),
     /// A table file with this variant's name holds another variant's or slice's values.
     #[error("{path}: not the expected table: {what}")]

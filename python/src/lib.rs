@@ -15,7 +15,7 @@
 
 use std::path::PathBuf;
 
-use dtb_probe::format::ValueKind;
+use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
 use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Wld};
 use pyo3::create_exception;
@@ -54,7 +54,7 @@ enum Failure {
 
 impl Failure {
     fn of_probe(e: ProbeError) -> Failure {
-        let m = e.to_string();
+        let m = dtb_probe::report(&e);
         match e {
             ProbeError::IllegalPosition(_) | ProbeError::GameOver => Failure::Position(m),
             ProbeError::MissingTable { .. } => Failure::Missing(m),

@@ -2,7 +2,7 @@
 //! them off the async executor). Shapes are documented in README.md ("dtb serve").
 
 use dtb_probe::fen::{self, FenError};
-use dtb_probe::format::ValueKind;
+use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
 use dtb_probe::{Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
 use serde_json::{json, Value};
@@ -82,7 +82,7 @@ impl From<ProbeError> for ApiError {
                     public:
                         "a table this position needs is damaged (the server log names the file)"
                             .to_string(),
-                    log: e.to_string(),
+                    log: dtb_probe::report(&e),
                 }
             }
         }
@@ -248,7 +248,7 @@ pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
         .map(|s| {
             let r = &s.rules;
             let g = r.geometry();
-            let mirrored = r.numbering != dtb_probe::rules::Numbering::Standard;
+            let mirrored = r.numbering != dtb_probe::internal::rules::Numbering::Standard;
             let mut squares: Vec<Value> = (0..g.squares)
                 .map(|sq| {
                     let (row, col) = g.coords(sq);

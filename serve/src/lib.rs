@@ -97,7 +97,7 @@ pub enum ServeError {
     #[error("nothing to serve: no tables given")]
     Empty,
     /// The runtime could not start, or the address could not be bound.
-    #[error("{what}: {source}")]
+    #[error("{what}")]
     Io {
         what: String,
         #[source]

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use common::english4;
-use dtb_probe::board::GEOMETRY_8;
 use dtb_probe::fen::{self, FenError};
-use dtb_probe::format::{FormatError, ValueKind, HEADER_LEN};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::board::GEOMETRY_8;
+use dtb_probe::internal::format::{FormatError, ValueKind, HEADER_LEN};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::position::PositionError;
+use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::movegen::{has_capture, legal_moves, parse_move, Counting, MoveError};
-use dtb_probe::position::PositionError;
-use dtb_probe::table::{BlockCache, TableFile};
 use dtb_probe::{Color, Material, Position, ProbeError, Reached, Rules, Tablebase, Wld};
 use serde_json::Value;
 

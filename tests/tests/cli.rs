@@ -739,7 +739,7 @@ fn gen_output_does_not_depend_on_thread_count() {
 
 /// The decompressed blocks of every table file in `dir`, by file name.
 fn decompressed(dir: &Path) -> BTreeMap<String, Vec<Vec<u8>>> {
-    use dtb_probe::table::{BlockCache, TableFile};
+    use dtb_probe::internal::table::{BlockCache, TableFile};
     let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
     table_files(dir)
         .into_keys()

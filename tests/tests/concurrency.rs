@@ -14,10 +14,10 @@ use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 use dtb_gen::build::{run, Plan, Quiet};
-use dtb_probe::format::{block_range, Header, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::format::{block_range, Header, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::value::{self, code_of_wld, ValueSource};
 use dtb_probe::movegen::has_capture;
-use dtb_probe::value::{self, code_of_wld, ValueSource};
 use dtb_probe::{Color, Dtw, Material, Position, ProbeError, Rules, Tablebase, Wld};
 
 const RULES: Rules = Rules::ENGLISH;
@@ -162,9 +162,9 @@ fn case(d: &Dirs) -> Case {
     // The reference: one thread, intact tables, plus the blocks each probe reads.
     let reference = Tablebase::open(d.intact.path(), RULES).expect("open intact");
     let corrupt_error = {
-        let t = dtb_probe::table::TableFile::open(
+        let t = dtb_probe::internal::table::TableFile::open(
             &d.corrupt_file,
-            std::sync::Arc::new(dtb_probe::table::BlockCache::new(1 << 20)),
+            std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(1 << 20)),
         )
         .expect("the corrupt file still opens: only a block is bad");
         let h = t.header().clone();

@@ -8,11 +8,11 @@ mod common;
 use std::collections::{BTreeSet, HashMap};
 
 use common::{both_sides_materials, english4, english5, materials_with, size, Rng};
-use dtb_probe::board::{Geometry, GEOMETRY_10, GEOMETRY_8};
-use dtb_probe::format::{table_file_name, ValueKind};
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::board::{Geometry, GEOMETRY_10, GEOMETRY_8};
+use dtb_probe::internal::format::{table_file_name, ValueKind};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::value::normalize;
 use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
-use dtb_probe::value::normalize;
 use dtb_probe::{fen, Color, Dtw, Material, Position, Rules, Tablebase, Wld};
 use dtb_tests::read_tsv;
 use rayon::prelude::*;

@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use dtb_probe::fen;
+use dtb_probe::internal::rules::Rules;
 use dtb_probe::movegen::{legal_moves, perft, Counting};
-use dtb_probe::rules::Rules;
 use dtb_tests::read_tsv;
 
 /// Variants of the reference data that dtb does not implement (issue "Every variant in the

@@ -7,12 +7,12 @@
 //! boards, variants.md).
 
 use dtb_probe::fen;
-use dtb_probe::movegen::{legal_moves, Counting, Move};
-use dtb_probe::rules::{
+use dtb_probe::internal::rules::{
     BlockedOutcome, Color, KingLanding, KingRange, MidCapturePromotion, Numbering, Precedence,
     Removal, Rules,
 };
-use dtb_probe::value::{self, ValueSource, DRAW, LOST};
+use dtb_probe::internal::value::{self, ValueSource, DRAW, LOST};
+use dtb_probe::movegen::{legal_moves, Counting, Move};
 use dtb_probe::Position;
 
 fn legal(rules: &Rules, pos: &Position) -> Vec<Move> {

@@ -9,8 +9,8 @@ use std::sync::OnceLock;
 
 use assert_cmd::Command;
 use dtb_gen::build::{run, Plan, Quiet};
-use dtb_probe::format::{ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP};
-use dtb_probe::value::{self, plies_of, wld_of, ValueSource, DRAW, LOST, WON};
+use dtb_probe::internal::format::{ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP};
+use dtb_probe::internal::value::{self, plies_of, wld_of, ValueSource, DRAW, LOST, WON};
 use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
 use dtb_tests::dtb_binary;
 use serde_json::Value;
@@ -227,9 +227,9 @@ fn new_rule_sets_build_verify_and_are_named_apart() {
             files += 1;
             assert!(name.starts_with(&format!("{}-", r.name)), "{name}");
             assert!(!name.starts_with("english-"), "{name}");
-            let t = dtb_probe::table::TableFile::open(
+            let t = dtb_probe::internal::table::TableFile::open(
                 &p,
-                std::sync::Arc::new(dtb_probe::table::BlockCache::new(1 << 20)),
+                std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(1 << 20)),
             )
             .unwrap();
             let h = t.header();

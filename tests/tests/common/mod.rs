@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use dtb_gen::build::{run, Plan, Quiet};
-use dtb_probe::board::Geometry;
-use dtb_probe::index::SliceIndex;
+use dtb_probe::internal::board::Geometry;
+use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::{Material, Rules};
 
 /// English tables with up to `pieces` pieces, built afresh once per test process into

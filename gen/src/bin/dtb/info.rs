@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use dtb_probe::format::ValueKind;
-use dtb_probe::table::{BlockCache, TableFile};
+use dtb_probe::internal::format::ValueKind;
+use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::Material;
 use serde_json::json;
 

@@ -38,20 +38,10 @@ pub fn is_closed_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// One line for an error and its causes, each cause added only where the message above it
-/// does not already say it (the library errors include their cause in their own message).
+/// One line for an error and its causes, outermost first, joined by `": "`: each error's
+/// message says only its own level, and its cause is its `source()`.
 pub fn error_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.is_empty() {
-            line = text;
-        } else if !line.contains(&text) {
-            line.push_str(": ");
-            line.push_str(&text);
-        }
-    }
-    line
+    format!("{e:#}")
 }
 
 /// Bits a position of `bytes` over `positions` (0 for no positions).

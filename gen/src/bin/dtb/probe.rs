@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use dtb_probe::format::ValueKind;
+use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
 use dtb_probe::{fen, Rules, Tablebase};
 use serde_json::json;

@@ -66,15 +66,15 @@ fn rule_sets_in(dir: &Path, rules: &Rules) -> Vec<Rules> {
         };
         if variant == rules.name
             || found.iter().any(|r| r.name == variant)
-            || dtb_probe::tablebase::parse_file_name(name, variant).is_none()
+            || dtb_probe::internal::tablebase::parse_file_name(name, variant).is_none()
         {
             continue;
         }
-        let mut head = [0u8; dtb_probe::format::HEADER_LEN];
+        let mut head = [0u8; dtb_probe::internal::format::HEADER_LEN];
         let read = File::open(&p).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
         if let Some(r) = read
             .ok()
-            .and_then(|()| dtb_probe::format::Header::decode(&head).ok())
+            .and_then(|()| dtb_probe::internal::format::Header::decode(&head).ok())
             .and_then(|h| Rules::decode(&h.rules_code))
         {
             if r.encode() != rules.encode() && !found.iter().any(|f| f.encode() == r.encode()) {

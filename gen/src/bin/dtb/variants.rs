@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Result;
-use dtb_probe::variant::FIELDS;
+use dtb_probe::internal::variant::FIELDS;
 use dtb_probe::Rules;
 use serde_json::json;
 
