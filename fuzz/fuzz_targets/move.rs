@@ -12,13 +12,9 @@ use dtb_probe::movegen::{has_capture, legal_moves, parse_move, pdn_in, Counting}
 use dtb_probe::{fen, Position, Rules};
 use libfuzzer_sys::fuzz_target;
 
-/// splitmix64
+/// The next number of the splitmix64 stream.
 fn next(s: &mut u64) -> u64 {
-    *s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+    dtb_probe::internal::rng::splitmix64(s)
 }
 
 fn positions() -> &'static [(Rules, Position)] {

@@ -16,8 +16,8 @@ use dtb_probe::internal::table::{BlockCache, TableFile};
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
 use crate::finished::{Finished, Layered, TableSource};
 use crate::solve::{
-    solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in, stored_codes,
-    MappedResults, SolvedSlice, SolvedWld,
+    group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in,
+    stored_codes, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Raw, ScratchKind, Spill, Store};
 use crate::words::Words;
@@ -333,7 +333,7 @@ impl Plan {
     fn wld_solver_with(&self, m: Material, threads: usize, mapped: u64) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
         let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(mapped);
-        let too_large = 2 * ix.kings_per_group() > u64::from(u32::MAX);
+        let too_large = group_too_large(&self.rules, m);
         if m.men() == 0 && (too_large || grouped > self.memory / 2) {
             return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
         }
@@ -536,12 +536,8 @@ impl Plan {
 
     /// Path of the file of slice `m`, kind `kind`.
     pub fn path(&self, m: Material, kind: ValueKind) -> PathBuf {
-        let name = table_file_name(
-            self.rules.name,
-            [m.white_men, m.white_kings, m.black_men, m.black_kings],
-            kind,
-        )
-        .unwrap_or_else(|| format!("{}-{m}.{}", self.rules.name, kind.extension()));
+        let name = table_file_name(self.rules.name, m.counts(), kind)
+            .unwrap_or_else(|| format!("{}-{m}.{}", self.rules.name, kind.extension()));
         self.out.join(name)
     }
 }
@@ -807,7 +803,7 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
         let h = t.header();
         if h.variant != plan.rules.name
             || h.rules_code != plan.rules.encode()
-            || h.material != [m.white_men, m.white_kings, m.black_men, m.black_kings]
+            || h.material != m.counts()
             || h.kind != kind
             || h.positions_per_side != SliceIndex::new(m, plan.rules.geometry()).size()
         {
@@ -854,7 +850,7 @@ fn header_of(
         value_width: if kind == ValueKind::Wld { 2 } else { dtw_width },
         variant: plan.rules.name.to_string(),
         rules_code: plan.rules.encode(),
-        material: [m.white_men, m.white_kings, m.black_men, m.black_kings],
+        material: m.counts(),
         sides,
         positions_per_side: size,
         block_len: if kind == ValueKind::Wld {
@@ -1031,6 +1027,93 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     if plan.pieces > MAX_PIECES {
         return Err(BuildError::Pieces(plan.pieces));
     }
+    let locks = lock_output(plan)?;
+    let done = finished_on_disk(plan, obs);
+    check_before_work(plan, &done)?;
+    let readers = Readers::new(&plan.slices, &done);
+    obs.build_start(
+        plan.slices
+            .iter()
+            .zip(&done)
+            .filter(|(_, &d)| !d)
+            .map(|(&m, _)| 4 * SliceIndex::new(m, plan.rules.geometry()).size())
+            .sum(),
+    );
+    let threads = rayon::current_num_threads();
+    // Finished slices go to scratch files when they do not fit beside the slices solved.
+    let spill = plan
+        .needs_spill(threads)
+        .then(|| std::sync::Arc::new(Spill::default()));
+    // Mapped pages are dropped whenever the process passes 7/8 of the budget.
+    let _watch = spill
+        .as_ref()
+        .map(|sp| sp.watch(plan.memory - plan.memory / 8));
+    // Finished slices read from their table files, where scratch files would not fit.
+    let tables = plan.from_tables(threads);
+    let scratch = prepare_scratch(plan, spill.is_some(), &done, &readers, &tables)?;
+    let mut store = Store::new(plan.rules);
+    let mut all = Vec::new();
+    let total = plan.slices.len();
+    for (i, &m) in plan.slices.iter().enumerate() {
+        // Slices no later slice reads leave the store (they are on disk): what a build
+        // holds is the slices its remaining slices lead to, not all it has solved.
+        for &j in &readers.drop_before[i] {
+            store.remove(plan.slices[j]);
+        }
+        // Held in the store for later slices (not read from its table file).
+        let held = readers.read[i] && !tables.contains(&m);
+        let st = if done[i] {
+            obs.slice_start(i, total, m, 0);
+            finished_slice(plan, &mut store, m, held, spill.as_deref())?
+        } else {
+            check_room(plan, &store, m, spill.is_some())?;
+            if plan.wld_only {
+                solve_wld(
+                    plan,
+                    &mut store,
+                    m,
+                    (i, total),
+                    Holding {
+                        keep: held,
+                        spill: spill.as_deref(),
+                        with_tables: !tables.is_empty(),
+                    },
+                    obs,
+                )?
+            } else {
+                obs.slice_start(
+                    i,
+                    total,
+                    m,
+                    4 * SliceIndex::new(m, plan.rules.geometry()).size(),
+                );
+                solve_full(plan, &mut store, m, readers.read[i], spill.as_deref(), obs)?
+            }
+        };
+        obs.slice_done(&st);
+        all.push(st);
+    }
+    drop(store);
+    let _ = std::fs::remove_dir_all(&scratch);
+    if let Some(m) = plan.single {
+        // Finished: the slice's lock file goes (a job that opened it meanwhile finds the
+        // slice's file finished and does nothing).
+        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
+    }
+    drop(locks);
+    Ok(all)
+}
+
+/// The output directory's lock (and a job of one slice's slice lock), held while a build runs.
+struct Locks {
+    _dir: File,
+    _slice: Option<File>,
+}
+
+/// Create the output directory and take its lock: a whole build holds the directory alone; a
+/// job of one slice (`dtb gen --slice`, as make or Slurm run them) shares it with other
+/// slices' jobs and holds its slice alone. Temporary files a stopped run left go.
+fn lock_output(plan: &Plan) -> Result<Locks, BuildError> {
     std::fs::create_dir_all(&plan.out).map_err(|source| BuildError::CreateDir {
         path: plan.out.clone(),
         source,
@@ -1040,8 +1123,6 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         path: lock_path.clone(),
         source,
     })?;
-    // A whole build holds the directory alone. A job of one slice (`dtb gen --slice`, as
-    // make or Slurm run them) shares it with other slices' jobs and holds its slice alone.
     let shared = plan.single.is_some();
     let locked = if shared {
         lock.try_lock_shared()
@@ -1072,6 +1153,15 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             }
         }
     }
+    Ok(Locks {
+        _dir: lock,
+        _slice: _slice_lock,
+    })
+}
+
+/// Which slices of the plan are finished on disk (a usable file; an unusable one is told to
+/// `obs` and solved again).
+fn finished_on_disk(plan: &Plan, obs: &dyn Observer) -> Vec<bool> {
     let mut done = Vec::with_capacity(plan.slices.len());
     for &m in &plan.slices {
         let state = on_disk(plan, m);
@@ -1080,12 +1170,18 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
         done.push(state == OnDisk::Finished);
     }
+    done
+}
+
+/// What stops a build before any work: a job of one slice whose inputs are not finished, a
+/// slice no solver takes, a slice whose forecast does not fit the budget.
+fn check_before_work(plan: &Plan, done: &[bool]) -> Result<(), BuildError> {
     if let Some(m) = plan.single {
         // Another job may be writing a missing input now: a job of one slice never solves one.
         let missing: Vec<Material> = plan
             .slices
             .iter()
-            .zip(&done)
+            .zip(done)
             .filter(|&(&x, &d)| x != m && !d)
             .map(|(&x, _)| x)
             .collect();
@@ -1093,7 +1189,19 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             return Err(BuildError::MissingInputs { slice: m, missing });
         }
     }
-    let readers = Readers::new(&plan.slices, &done);
+    // A slice no solver takes is named now, not hours into the build.
+    if let Some((&m, _)) =
+        plan.slices.iter().zip(done).find(|(&m, &d)| {
+            !d && group_too_large(&plan.rules, m) && !(plan.wld_only && m.men() == 0)
+        })
+    {
+        return Err(BuildError::Solve {
+            material: m,
+            source: Box::new(
+                crate::solve::SolveError::<std::convert::Infallible>::GroupTooLarge(m),
+            ),
+        });
+    }
     // Every slice's forecast against the budget before any work: a slice that cannot fit
     // is named now, not hours into the build.
     let threads = rayon::current_num_threads();
@@ -1108,26 +1216,21 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             available_mib: plan.memory >> 20,
         });
     }
-    obs.build_start(
-        plan.slices
-            .iter()
-            .zip(&done)
-            .filter(|(_, &d)| !d)
-            .map(|(&m, _)| 4 * SliceIndex::new(m, plan.rules.geometry()).size())
-            .sum(),
-    );
-    // Finished slices go to scratch files when they do not fit beside the slices solved.
-    let spill = plan
-        .needs_spill(threads)
-        .then(|| std::sync::Arc::new(Spill::default()));
-    // Mapped pages are dropped whenever the process passes 7/8 of the budget.
-    let _watch = spill
-        .as_ref()
-        .map(|sp| sp.watch(plan.memory - plan.memory / 8));
-    // Finished slices read from their table files, where scratch files would not fit.
-    let tables = plan.from_tables(threads);
+    Ok(())
+}
+
+/// The scratch folder of the run: created when finished slices go to scratch files
+/// (`spill`), keeping those of a stopped run that this run reads again (checked when mapped)
+/// and removing every other file; removed when nothing is spilled.
+fn prepare_scratch(
+    plan: &Plan,
+    spill: bool,
+    done: &[bool],
+    readers: &Readers,
+    tables: &std::collections::HashSet<Material>,
+) -> Result<PathBuf, BuildError> {
     let scratch = scratch_dir(plan);
-    if spill.is_some() {
+    if spill {
         std::fs::create_dir_all(&scratch).map_err(|source| BuildError::CreateDir {
             path: scratch.clone(),
             source,
@@ -1153,224 +1256,212 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     } else {
         let _ = std::fs::remove_dir_all(&scratch);
     }
-    let mut store = Store::new(plan.rules);
-    let mut all = Vec::new();
-    let total = plan.slices.len();
-    for (i, &m) in plan.slices.iter().enumerate() {
-        let symmetric = m == m.mirror();
-        let positions = plan.stored_positions(m);
-        let size = SliceIndex::new(m, plan.rules.geometry()).size();
-        // Slices no later slice reads leave the store (they are on disk): what a build
-        // holds is the slices its remaining slices lead to, not all it has solved.
-        for &j in &readers.drop_before[i] {
-            store.remove(plan.slices[j]);
+    Ok(scratch)
+}
+
+/// A finished slice: read back into the store if later slices read it (`held`; from its
+/// scratch file where a stopped run left one, or its table file, then spilled to scratch if
+/// finished slices are), and its figures from its files.
+fn finished_slice(
+    plan: &Plan,
+    store: &mut Store,
+    m: Material,
+    held: bool,
+    spill: Option<&Spill>,
+) -> Result<SliceStats, BuildError> {
+    let symmetric = m == m.mirror();
+    let positions = plan.stored_positions(m);
+    let reused = match spill {
+        Some(sp) if held => reuse_scratch(plan, store, m, sp),
+        _ => false,
+    };
+    let loaded = if !held || reused {
+        Ok(()) // finished, and nothing left to solve reads it (or mapped again)
+    } else if plan.wld_only {
+        store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
+    } else {
+        store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
+    };
+    loaded.map_err(|e| BuildError::Load {
+        material: m,
+        source: e.into(),
+    })?;
+    if let (Some(sp), true, false) = (spill, held, reused) {
+        spill_slice(plan, store, m, sp)?;
+    }
+    let t = TableFile::open(
+        &plan.path(m, ValueKind::Wld),
+        std::sync::Arc::new(BlockCache::new(1 << 16)),
+    );
+    let (counts, wld_bytes, max_plies) = match t {
+        Ok(t) => {
+            let c = t.header().counts;
+            let counts = both_sides(c, symmetric);
+            (counts, t.compressed_len(), t.header().max_plies)
         }
-        if done[i] {
-            obs.slice_start(i, total, m, 0);
-            // Read from its table file when needed, not held.
-            let held = readers.read[i] && !tables.contains(&m);
-            let reused = match &spill {
-                Some(sp) if held => reuse_scratch(plan, &mut store, m, sp),
-                _ => false,
-            };
-            let loaded = if !held || reused {
-                Ok(()) // finished, and nothing left to solve reads it (or mapped again)
-            } else if plan.wld_only {
-                store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
-            } else {
-                store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
-            };
-            loaded.map_err(|e| BuildError::Load {
-                material: m,
-                source: e.into(),
-            })?;
-            if let (Some(sp), true, false) = (&spill, held, reused) {
-                spill_slice(plan, &mut store, m, sp)?;
-            }
-            let t = TableFile::open(
-                &plan.path(m, ValueKind::Wld),
-                std::sync::Arc::new(BlockCache::new(1 << 16)),
-            );
-            let (counts, wld_bytes, max_plies) = match t {
-                Ok(t) => {
-                    let c = t.header().counts;
-                    let counts = if symmetric {
-                        c[0]
-                    } else {
-                        [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
-                    };
-                    (counts, t.compressed_len(), t.header().max_plies)
-                }
-                Err(_) => ([0; 3], 0, 0),
-            };
-            let dtw_bytes = std::fs::metadata(plan.path(m, ValueKind::Dtw))
-                .map(|md| md.len())
-                .unwrap_or(0);
-            let st = SliceStats {
-                material: m,
-                positions,
-                solved: 0,
-                seconds: 0.0,
-                solve_seconds: 0.0,
-                write_seconds: [0.0; 2],
-                wld_bytes,
-                dtw_bytes,
-                counts,
-                max_plies,
-                skipped: true,
-            };
-            obs.slice_done(&st);
-            all.push(st);
-            continue;
-        }
-        let needed = plan.solve_bytes(m, rayon::current_num_threads())
-            - if spill.is_some() && plan.wld_only {
-                plan.held_bytes(m) // to a scratch file, not copied
-            } else {
-                0
-            };
-        let room = plan.memory.saturating_sub(store.bytes());
-        let avail = available_memory().map_or(room, |a| a.min(room));
-        if needed > avail {
-            return Err(BuildError::Memory {
-                material: m,
-                needed_mib: needed >> 20,
-                available_mib: avail >> 20,
-            });
-        }
-        if plan.wld_only {
-            let st = solve_wld(
-                plan,
-                &mut store,
-                m,
-                (i, total),
-                Holding {
-                    keep: readers.read[i] && !tables.contains(&m),
-                    spill: spill.as_deref(),
-                    with_tables: !tables.is_empty(),
-                },
-                obs,
-            )?;
-            obs.slice_done(&st);
-            all.push(st);
-            continue;
-        }
-        obs.slice_start(i, total, m, 4 * size);
-        let t0 = Instant::now();
-        let solved = solve_slice(&plan.rules, &store, m, &|n| obs.progress(n)).map_err(|e| {
-            BuildError::Solve {
-                material: m,
-                source: e.into(),
-            }
-        })?;
-        let solve_seconds = t0.elapsed().as_secs_f64();
-        let dtw_header = header(plan, &solved, ValueKind::Dtw, if symmetric { 1 } else { 3 });
-        let wld_header = header(plan, &solved, ValueKind::Wld, if symmetric { 1 } else { 3 });
-        let c = solved.counts;
-        let max_plies = solved.max_plies;
-        // The store keeps the true values (capture positions included); the files get
-        // "don't care" in capture positions. A WLD-only build packs the outcomes for the
-        // store first, then converts the slice's values to WLD codes in place (the largest
-        // 7-piece slice holds 1.4 G positions a side); a full build writes DTW and WLD codes
-        // from one copy and keeps the true DTW codes. WLD codes fill capture positions by
-        // their block's majority, DTW codes by the value before (`stored_codes`).
-        let SolvedSlice {
-            values: [mut c0, mut c1],
-            capture: [cap0, cap1],
-            ..
-        } = solved;
-        if symmetric {
-            c1 = Vec::new();
-        }
-        let kept = (plan.wld_only && readers.read[i]).then(|| {
-            [
-                Some(Codes::wld_of_codes(&c0)),
-                (!symmetric).then(|| Codes::wld_of_codes(&c1)),
-            ]
-        });
-        let mut copy = (!plan.wld_only).then(|| {
-            (
-                stored_codes(&c0, &cap0),
-                if symmetric {
-                    Vec::new()
-                } else {
-                    stored_codes(&c1, &cap1)
-                },
-            )
-        });
-        let t1 = Instant::now();
-        let dtw_bytes = match &copy {
-            None => 0,
-            Some((s0, s1)) => write_table(
-                &plan.path(m, ValueKind::Dtw),
-                &TableData {
-                    header: dtw_header,
-                    sides: sides_of(symmetric, s0, s1),
-                },
-                &plan.zstd,
-            )?,
+        Err(_) => ([0; 3], 0, 0),
+    };
+    let dtw_bytes = std::fs::metadata(plan.path(m, ValueKind::Dtw))
+        .map(|md| md.len())
+        .unwrap_or(0);
+    Ok(SliceStats {
+        material: m,
+        positions,
+        solved: 0,
+        seconds: 0.0,
+        solve_seconds: 0.0,
+        write_seconds: [0.0; 2],
+        wld_bytes,
+        dtw_bytes,
+        counts,
+        max_plies,
+        skipped: true,
+    })
+}
+
+/// Wins, losses and draws of a slice over both sides to move (a symmetric slice stores one).
+fn both_sides(c: [[u64; 3]; 2], symmetric: bool) -> [u64; 3] {
+    if symmetric {
+        c[0]
+    } else {
+        [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
+    }
+}
+
+/// Whether solving slice `m` fits beside what the store holds, within the budget and the
+/// memory available now.
+fn check_room(plan: &Plan, store: &Store, m: Material, spilling: bool) -> Result<(), BuildError> {
+    let needed = plan.solve_bytes(m, rayon::current_num_threads())
+        - if spilling && plan.wld_only {
+            plan.held_bytes(m) // to a scratch file, not copied
+        } else {
+            0
         };
-        let dtw_seconds = t1.elapsed().as_secs_f64();
-        let t2 = Instant::now();
-        let (w0, w1) = match &mut copy {
-            Some((a, b)) => (a, b),
-            None => (&mut c0, &mut c1),
-        };
-        to_wld_codes(w0, &cap0);
-        to_wld_codes(w1, &cap1);
-        let wld_bytes = write_table(
-            &plan.path(m, ValueKind::Wld),
+    let room = plan.memory.saturating_sub(store.bytes());
+    let avail = available_memory().map_or(room, |a| a.min(room));
+    if needed > avail {
+        return Err(BuildError::Memory {
+            material: m,
+            needed_mib: needed >> 20,
+            available_mib: avail >> 20,
+        });
+    }
+    Ok(())
+}
+
+/// Solve slice `m` with distances (a full build) and write its DTW and WLD files; the store
+/// keeps its true values if later slices read it (`read`).
+fn solve_full(
+    plan: &Plan,
+    store: &mut Store,
+    m: Material,
+    read: bool,
+    spill: Option<&Spill>,
+    obs: &dyn Observer,
+) -> Result<SliceStats, BuildError> {
+    let symmetric = m == m.mirror();
+    let positions = plan.stored_positions(m);
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let t0 = Instant::now();
+    let solved = solve_slice(&plan.rules, &*store, m, &|n| obs.progress(n)).map_err(|e| {
+        BuildError::Solve {
+            material: m,
+            source: e.into(),
+        }
+    })?;
+    let solve_seconds = t0.elapsed().as_secs_f64();
+    let dtw_header = header(plan, &solved, ValueKind::Dtw, if symmetric { 1 } else { 3 });
+    let wld_header = header(plan, &solved, ValueKind::Wld, if symmetric { 1 } else { 3 });
+    let c = solved.counts;
+    let max_plies = solved.max_plies;
+    // The store keeps the true values (capture positions included); the files get
+    // "don't care" in capture positions. A WLD-only build packs the outcomes for the
+    // store first, then converts the slice's values to WLD codes in place (the largest
+    // 7-piece slice holds 1.4 G positions a side); a full build writes DTW and WLD codes
+    // from one copy and keeps the true DTW codes. WLD codes fill capture positions by
+    // their block's majority, DTW codes by the value before (`stored_codes`).
+    let SolvedSlice {
+        values: [mut c0, mut c1],
+        capture: [cap0, cap1],
+        ..
+    } = solved;
+    if symmetric {
+        c1 = Vec::new();
+    }
+    let kept = (plan.wld_only && read).then(|| {
+        [
+            Some(Codes::wld_of_codes(&c0)),
+            (!symmetric).then(|| Codes::wld_of_codes(&c1)),
+        ]
+    });
+    let mut copy = (!plan.wld_only).then(|| {
+        (
+            stored_codes(&c0, &cap0),
+            if symmetric {
+                Vec::new()
+            } else {
+                stored_codes(&c1, &cap1)
+            },
+        )
+    });
+    let t1 = Instant::now();
+    let dtw_bytes = match &copy {
+        None => 0,
+        Some((s0, s1)) => write_table(
+            &plan.path(m, ValueKind::Dtw),
             &TableData {
-                header: wld_header,
-                sides: sides_of(symmetric, w0, w1),
+                header: dtw_header,
+                sides: sides_of(symmetric, s0, s1),
             },
             &plan.zstd,
-        )?;
-        drop(copy);
-        drop((cap0, cap1));
-        let counts = if symmetric {
-            c[0]
-        } else {
-            [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
-        };
-        let st = SliceStats {
-            material: m,
-            positions,
-            solved: 2 * size,
-            seconds: t0.elapsed().as_secs_f64(),
-            solve_seconds,
-            write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
-            wld_bytes,
-            dtw_bytes,
-            counts,
-            max_plies: if plan.wld_only { 0 } else { max_plies },
-            skipped: false,
-        };
-        match kept {
-            _ if !readers.read[i] => {}
-            Some(sides) => {
-                drop((c0, c1));
-                store.insert_codes(m, sides);
-            }
-            None => {
-                store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
-                if let Some(sp) = &spill {
-                    spill_slice(plan, &mut store, m, sp)?;
-                }
+        )?,
+    };
+    let dtw_seconds = t1.elapsed().as_secs_f64();
+    let t2 = Instant::now();
+    let (w0, w1) = match &mut copy {
+        Some((a, b)) => (a, b),
+        None => (&mut c0, &mut c1),
+    };
+    to_wld_codes(w0, &cap0);
+    to_wld_codes(w1, &cap1);
+    let wld_bytes = write_table(
+        &plan.path(m, ValueKind::Wld),
+        &TableData {
+            header: wld_header,
+            sides: sides_of(symmetric, w0, w1),
+        },
+        &plan.zstd,
+    )?;
+    drop(copy);
+    drop((cap0, cap1));
+    let counts = both_sides(c, symmetric);
+    let st = SliceStats {
+        material: m,
+        positions,
+        solved: 2 * size,
+        seconds: t0.elapsed().as_secs_f64(),
+        solve_seconds,
+        write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
+        wld_bytes,
+        dtw_bytes,
+        counts,
+        max_plies: if plan.wld_only { 0 } else { max_plies },
+        skipped: false,
+    };
+    match kept {
+        _ if !read => {}
+        Some(sides) => {
+            drop((c0, c1));
+            store.insert_codes(m, sides);
+        }
+        None => {
+            store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+            if let Some(sp) = spill {
+                spill_slice(plan, store, m, sp)?;
             }
         }
-        obs.slice_done(&st);
-        all.push(st);
     }
-    drop(store);
-    let _ = std::fs::remove_dir_all(&scratch);
-    if let Some(m) = plan.single {
-        // Finished: the slice's lock file goes (a job that opened it meanwhile finds the
-        // slice's file finished and does nothing).
-        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
-    }
-    drop(lock);
-    Ok(all)
+    Ok(st)
 }
 
 /// Folder of a build directory that holds the scratch files of finished slices (a job of

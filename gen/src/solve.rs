@@ -2,9 +2,8 @@
 //! both sides to move, given the values of every slice its captures and promotions lead to.
 //!
 //! Builds use the grouped solver ([`solve_slice_grouped`]: one men placement at a time, see
-//! there). The whole-slice solver ([`solve_slice_global`]), described here, is its
-//! independent check in tests and takes the slices of kings only too large for the grouped
-//! one. Phases:
+//! there). The whole-slice solver (`solve_slice_reference`, compiled for tests only),
+//! described here, is its independent check: a test oracle, not a fallback. Phases:
 //! 1. **Initialise** (parallel over index chunks): every position's legal moves. Terminal
 //!    positions, capture positions (all successors are in solved slices) and positions with no
 //!    move that stays in the slice are resolved at once. The others count their in-slice
@@ -23,25 +22,31 @@ use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use dtb_probe::internal::format::{wld_code, WLD_LOSS, WLD_WIN};
-use dtb_probe::internal::index::{MenCache, SliceIndex};
+#[cfg(test)]
+use dtb_probe::internal::index::MenCache;
+use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::internal::value::{
     self, goodness, loss_code, parent_code, plies_of, win_code, wld_of, Wld, DRAW,
 };
-use dtb_probe::movegen::{has_capture, legal_moves, quiet_unmoves, single_jumps, Counting};
+#[cfg(test)]
+use dtb_probe::movegen::quiet_unmoves;
+use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::finished::Finished;
 use crate::store::Spill;
 use crate::words::{try_filled, OutOfMemory, Words};
 use rayon::prelude::*;
 
+#[cfg(test)]
 const UNRESOLVED: u16 = u16::MAX;
 const AUX_CAPTURE: u16 = 1 << 15;
 const AUX_WIN_EXIT: u16 = 1 << 14;
 pub(crate) const AUX_DRAW_EXIT: u16 = 1 << 13;
 const AUX_LEVEL: u16 = (1 << 13) - 1;
+#[cfg(test)]
 const CHUNK: u64 = 1 << 14;
 
 /// The result of solving one slice.
@@ -137,7 +142,7 @@ pub enum SolveError<E: std::error::Error + 'static> {
     #[error("distance overflow in slice {0}: more than 8191 plies")]
     TooDeep(Material),
     /// A men group has more positions than the grouped solver numbers in 32 bits.
-    #[error("slice {0} has men groups of more than 2^31 king placements, too large to solve")]
+    #[error("slice {0} has men groups of more than 2^31 king placements, too large for the solver (a slice of kings only: --wld-only solves it in bits)")]
     GroupTooLarge(Material),
     /// A buffer of the slice could not be allocated.
     #[error(
@@ -289,8 +294,7 @@ fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: u16) {
 ///
 /// Slices are solved one men placement at a time ([`solve_slice_grouped`]); a slice of kings
 /// only is one such group, whose positions are classified, and whose levels are propagated,
-/// on every thread. [`solve_slice_global`], the whole-slice solver, gives the same values
-/// (tested) and takes the slices of kings only whose group is too large to number in 32 bits.
+/// on every thread. The whole-slice reference solver gives the same values (tested).
 ///
 /// # Errors
 /// [`SolveError`]: a look-up of another slice failed, or a distance does not fit.
@@ -316,11 +320,10 @@ pub fn solve_slice<S: Finished>(
 ///   are merged), four times for the groups that share a worker (each level's list keeps
 ///   the largest capacity any group gave it; English 0410 measured 2.9 times);
 /// - 256 KiB for the rest, and 64 KiB a thread (look-up caches, move lists, the thread
-///   pool's bookkeeping);
-/// - the whole-slice solver (kings only, a group too large to number in 32 bits): three
-///   atomic cells (5 bytes) a position, and its init lists (16 bytes an entry) while they
-///   are merged into the level lists (8), allowed twice for their growth: 48. Not measured:
-///   no slice of the test variants reaches it.
+///   pool's bookkeeping).
+///
+/// A slice whose groups are too large to number ([`group_too_large`]) is not solved here
+/// at all; its figure is what the grouped solver would need.
 pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
@@ -328,9 +331,6 @@ pub fn solve_memory(rules: &Rules, material: Material, threads: usize) -> u64 {
     let groups = ix.men_groups();
     let result = 2 * (2 * n + n.div_ceil(64) * 8);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
-    if 2 * k > u64::from(u32::MAX) && material.men() == 0 {
-        return fixed + result + 2 * n * (5 + 48);
-    }
     let workers = groups.min(threads.max(1) as u64);
     let lists = if groups == 1 { 2 } else { 4 } * (2 * 2 * 4);
     let per_group = k * (2 * 6 + 16 + lists);
@@ -356,12 +356,24 @@ pub fn solve_memory_wld(rules: &Rules, material: Material, threads: usize, seria
     parallel - workers * k * (2 * 6 + 16 + shared) + k * (2 * 6 + 16 + 2 * (2 * 2 * 4))
 }
 
-/// The whole-slice solver: every position of both sides in shared atomic cells, each level
-/// processed in parallel.
+/// Whether slice `material`'s men groups are too large for the grouped solvers, which number
+/// a group's positions (both sides) in 32 bits: only 10x10 slices of 8 pieces or more come
+/// near. Such a slice is refused before a build starts ([`SolveError::GroupTooLarge`]),
+/// unless it is of kings only in a WLD-only build, which the bit solver takes
+/// ([`crate::bitbase`]).
+pub fn group_too_large(rules: &Rules, material: Material) -> bool {
+    2 * SliceIndex::new(material, rules.geometry()).kings_per_group() > u64::from(u32::MAX)
+}
+
+/// The whole-slice reference solver: every position of both sides in shared atomic cells,
+/// each level processed in parallel. An independent way to the same values as
+/// [`solve_slice_grouped`], kept as the tests' oracle (it is not used by builds: its memory,
+/// about 53 bytes a position, is what the grouped solver exists to avoid).
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_global<S: Finished>(
+#[cfg(test)]
+pub(crate) fn solve_slice_reference<S: Finished>(
     rules: &Rules,
     src: &S,
     material: Material,
@@ -647,14 +659,8 @@ pub fn solve_slice_grouped<S: Finished>(
 ) -> Result<SolvedSlice, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
-    // A group's positions are numbered in 32 bits (both sides: 2k of them). Only 10x10
-    // slices of 8 pieces or more come near: kings only there go to the whole-slice solver.
-    if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
-        return if material.men() == 0 {
-            solve_slice_global(rules, src, material, progress)
-        } else {
-            Err(SolveError::GroupTooLarge(material))
-        };
+    if group_too_large(rules, material) {
+        return Err(SolveError::GroupTooLarge(material));
     }
     let oom = |e| SolveError::OutOfMemory(material, e);
     let results = DtwResults([atomic_codes(n).map_err(oom)?, atomic_codes(n).map_err(oom)?]);
@@ -741,7 +747,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
 ) -> Result<SolvedWld, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
-    if 2 * ix.kings_per_group() > u64::from(u32::MAX) {
+    if group_too_large(rules, material) {
         return Err(SolveError::GroupTooLarge(material));
     }
     let words = |what: &str, side: usize, len: u64| match mapped {
@@ -1738,7 +1744,7 @@ mod tests {
         ] {
             let mut store = Store::new(rules);
             for m in Material::solve_order(n, rules.max_pieces_per_side()) {
-                let a = solve_slice_global(&rules, &store, m, &|_| {}).unwrap();
+                let a = solve_slice_reference(&rules, &store, m, &|_| {}).unwrap();
                 let b = solve_slice_grouped(&rules, &store, m, &|_| {}).unwrap();
                 assert_eq!(a.counts, b.counts, "{} {m}", rules.name);
                 assert_eq!(a.max_plies, b.max_plies, "{m}");

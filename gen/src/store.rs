@@ -398,7 +398,7 @@ const COUNT_BOUND: usize = 21;
 
 #[inline]
 fn slot(m: &Material) -> Option<usize> {
-    let c = [m.white_men, m.white_kings, m.black_men, m.black_kings];
+    let c = m.counts();
     if c.iter().any(|&x| x as usize >= COUNT_BOUND) {
         return None;
     }
@@ -901,16 +901,14 @@ mod tests {
                 "other rules (russian)",
             ),
         ] {
-            let e = store
-                .load_wld_file(m(slice), &file)
-                .unwrap_err()
-                .to_string();
+            let e = dtb_probe::report(&store.load_wld_file(m(slice), &file).unwrap_err());
             assert!(e.contains(why), "{e}");
         }
-        let e = store
-            .load_dtw_file(m("0101"), &plan.path(m("0101"), ValueKind::Wld))
-            .unwrap_err()
-            .to_string();
+        let e = dtb_probe::report(
+            &store
+                .load_dtw_file(m("0101"), &plan.path(m("0101"), ValueKind::Wld))
+                .unwrap_err(),
+        );
         assert!(
             e.contains("a wld table where a dtw table was expected"),
             "{e}"

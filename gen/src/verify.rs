@@ -453,12 +453,9 @@ impl Figures {
     }
 }
 
-/// splitmix64's output function: a well-mixed hash of `x`.
-fn splitmix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
+/// splitmix64's output for state `x`: a well-mixed hash of `x`.
+fn splitmix(mut x: u64) -> u64 {
+    dtb_probe::internal::rng::splitmix64(&mut x)
 }
 
 /// Table files of `dir` whose names look like another variant's or are unreadable are not

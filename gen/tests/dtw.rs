@@ -79,7 +79,7 @@ fn longest_win_is_109_plies_and_wld_agrees_with_dtw_parity() {
         longest = longest.max(h.max_plies);
         let m = h.material;
         let ix = SliceIndex::new(
-            dtb_probe::Material::new(m[0], m[1], m[2], m[3]),
+            dtb_probe::Material::from_counts(m),
             Rules::ENGLISH.geometry(),
         );
         let mut capture_positions = 0;

@@ -446,6 +446,17 @@ impl Header {
         side < 2 && self.sides & (1 << side) != 0
     }
 
+    /// Wins, losses and draws over the stored sides (a side not stored counts nothing).
+    pub fn total_counts(&self) -> [u64; 3] {
+        let mut c = [0u64; 3];
+        for side in (0..2).filter(|&s| self.side_stored(s)) {
+            for (total, n) in c.iter_mut().zip(self.counts[side]) {
+                *total += n;
+            }
+        }
+        c
+    }
+
     /// Number of stored sides (0, 1 or 2; a valid header has 1 or 2).
     pub fn stored_side_count(&self) -> u32 {
         (self.sides & 3).count_ones()

@@ -12,6 +12,8 @@ pub mod index;
 pub mod material;
 #[path = "position.rs"]
 pub mod position;
+#[path = "rng.rs"]
+pub mod rng;
 #[path = "rules.rs"]
 pub mod rules;
 #[path = "table.rs"]

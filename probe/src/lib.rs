@@ -56,6 +56,8 @@ mod test_rng;
 #[doc(hidden)]
 pub mod internal;
 // The crate's own code names them as before (`crate::format::...`).
+#[cfg(test)]
+use internal::rng;
 use internal::{board, format, index, material, position, rules, table, tablebase, value, variant};
 
 pub use format::{FormatError, ValueKind};

@@ -27,6 +27,22 @@ impl Material {
         }
     }
 
+    /// The counts in file order (white men, white kings, black men, black kings), as table
+    /// headers and file names hold them.
+    pub const fn counts(&self) -> [u8; 4] {
+        [
+            self.white_men,
+            self.white_kings,
+            self.black_men,
+            self.black_kings,
+        ]
+    }
+
+    /// The slice of counts in file order ([`Material::counts`]).
+    pub const fn from_counts(c: [u8; 4]) -> Self {
+        Material::new(c[0], c[1], c[2], c[3])
+    }
+
     /// Total number of pieces.
     pub fn pieces(&self) -> u32 {
         self.white_men as u32
@@ -73,12 +89,7 @@ impl Material {
     /// left (game over) are not listed. A superset under every variant's rules (not every
     /// listed slice need be reachable); sorted.
     pub fn successors(&self) -> Vec<Material> {
-        let c = [
-            self.white_men,
-            self.white_kings,
-            self.black_men,
-            self.black_kings,
-        ];
+        let c = self.counts();
         let mut out = Vec::new();
         // `mover`: index of the moving side's men in `c` (its kings follow).
         for (mover, opp) in [(0, 2), (2, 0)] {
@@ -106,7 +117,7 @@ impl Material {
                 }
             }
             for d in after {
-                let m = Material::new(d[0], d[1], d[2], d[3]);
+                let m = Material::from_counts(d);
                 if m.white() > 0 && m.black() > 0 {
                     out.push(if m.is_canonical() { m } else { m.mirror() });
                 }
@@ -153,7 +164,7 @@ impl Material {
         if parts.next().is_some() {
             return None;
         }
-        let m = Material::new(c[0], c[1], c[2], c[3]);
+        let m = Material::from_counts(c);
         (m.to_string() == s).then_some(m)
     }
 
@@ -186,12 +197,7 @@ impl Material {
 
 impl fmt::Display for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let c = [
-            self.white_men,
-            self.white_kings,
-            self.black_men,
-            self.black_kings,
-        ];
+        let c = self.counts();
         let sep = if c.iter().all(|&n| n <= 9) { "" } else { "." };
         write!(f, "{}{sep}{}{sep}{}{sep}{}", c[0], c[1], c[2], c[3])
     }

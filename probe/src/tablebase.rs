@@ -305,8 +305,7 @@ impl Tablebase {
         let t = TableFile::open(path, self.cache.clone())
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
         let h = t.header();
-        let m = &h.material;
-        let found_material = Material::new(m[0], m[1], m[2], m[3]);
+        let found_material = Material::from_counts(h.material);
         let expected_size = SliceIndex::new(material, self.rules.geometry()).size();
         // The header's rules, when this version of dtb knows their encoding: both rule sets
         // are named, with the fields that differ.

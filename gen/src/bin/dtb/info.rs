@@ -72,20 +72,12 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             }
         };
         let h = t.header();
-        let sides = h.sides.count_ones() as u64;
-        let positions = h.positions_per_side * sides;
-        let mut c = [0u64; 3];
-        for s in 0..2 {
-            if h.sides & (1 << s) != 0 {
-                for (ck, add) in c.iter_mut().zip(h.counts[s]) {
-                    *ck += add;
-                }
-            }
-        }
+        let positions = h.positions_per_side * u64::from(h.stored_side_count());
+        let c = h.total_counts();
         let k = if h.kind == ValueKind::Wld { 0 } else { 1 };
         total[k] += positions;
         bytes[k] += t.compressed_len();
-        let m = Material::new(h.material[0], h.material[1], h.material[2], h.material[3]);
+        let m = Material::from_counts(h.material);
         let bits = bits_per_position(t.compressed_len(), positions);
         let checksum = file_checksum(p).map(|c| format!("{c:08x}"));
         if json {
