@@ -800,17 +800,8 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
             Ok(t) => t,
             Err(e) => return OnDisk::Unusable(dtb_probe::report(&e)),
         };
-        let h = t.header();
-        if h.variant != plan.rules.name
-            || h.rules_code != plan.rules.encode()
-            || h.material != m.counts()
-            || h.kind != kind
-            || h.positions_per_side != SliceIndex::new(m, plan.rules.geometry()).size()
-        {
-            return OnDisk::Unusable(format!(
-                "{}: its header is not this slice's under these rules",
-                path.display()
-            ));
+        if let Some(why) = t.header().mismatch(&plan.rules, m, kind) {
+            return OnDisk::Unusable(format!("{}: {why}", path.display()));
         }
         if let Err(e) = t.verify_payload() {
             return OnDisk::Unusable(dtb_probe::report(&e));

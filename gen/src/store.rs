@@ -501,41 +501,11 @@ impl Store {
             path: path.to_path_buf(),
             source: dtb_probe::internal::format::FormatError::Invalid(why),
         };
-        if h.kind != kind {
-            return Err(invalid(format!(
-                "a {} table where a {} table was expected",
-                h.kind.extension(),
-                kind.extension()
-            )));
+        if let Some(why) = h.mismatch(&self.rules, material, kind) {
+            return Err(invalid(why));
         }
-        // The file must be this slice's under these rules: its values are indexed by the
-        // slice's index below.
+        // Its values are indexed by the slice's index below.
         let index = SliceIndex::new(material, self.rules.geometry());
-        let size = index.size();
-        let counts = [
-            material.white_men,
-            material.white_kings,
-            material.black_men,
-            material.black_kings,
-        ];
-        if h.material != counts {
-            let [a, b, c, d] = h.material;
-            return Err(invalid(format!(
-                "it holds slice {a}{b}{c}{d}, not {material}"
-            )));
-        }
-        if h.rules_code != self.rules.encode() {
-            return Err(invalid(format!(
-                "it was built under other rules ({}), not {}",
-                h.variant, self.rules.name
-            )));
-        }
-        if h.positions_per_side != size {
-            return Err(invalid(format!(
-                "{} positions a side where slice {material} has {size}",
-                h.positions_per_side
-            )));
-        }
         for (s, slot) in sides.iter_mut().enumerate() {
             if !h.side_stored(s) {
                 continue;

@@ -446,6 +446,61 @@ impl Header {
         side < 2 && self.sides & (1 << side) != 0
     }
 
+    /// Why this header is not that of slice `material`'s `kind` table under `rules` (`None`:
+    /// it is): another kind, other rules (named, with the fields that differ, where this
+    /// version of dtb knows their encoding), another variant name, another slice, another
+    /// size. The one check of "is this the file I expect", for the tablebase, the build's
+    /// scan of finished files and the store's loading of them.
+    pub fn mismatch(
+        &self,
+        rules: &crate::rules::Rules,
+        material: crate::material::Material,
+        kind: ValueKind,
+    ) -> Option<String> {
+        if self.kind != kind {
+            return Some(format!(
+                "a {} table where a {kind} table was expected",
+                self.kind
+            ));
+        }
+        if let Some(theirs) =
+            crate::rules::Rules::decode(&self.rules_code).filter(|r| r.encode() != rules.encode())
+        {
+            return Some(format!(
+                "it was built under other rules ({}, {:?} in its header), not {}: {}",
+                theirs.name,
+                self.variant,
+                rules.name,
+                rules.differences(&theirs)
+            ));
+        }
+        if self.variant != rules.name {
+            return Some(format!(
+                "it is a {:?} table, not {:?}",
+                self.variant, rules.name
+            ));
+        }
+        if self.rules_code != rules.encode() {
+            return Some(format!(
+                "it was built under other rules ({}) or another rules encoding than this \
+                 version of dtb's: rebuild it",
+                self.variant
+            ));
+        }
+        let found = crate::material::Material::from_counts(self.material);
+        if found != material {
+            return Some(format!("it holds slice {found}, not {material}"));
+        }
+        let size = crate::index::SliceIndex::new(material, rules.geometry()).size();
+        if self.positions_per_side != size {
+            return Some(format!(
+                "{} positions a side where slice {material} has {size}",
+                self.positions_per_side
+            ));
+        }
+        None
+    }
+
     /// Wins, losses and draws over the stored sides (a side not stored counts nothing).
     pub fn total_counts(&self) -> [u64; 3] {
         let mut c = [0u64; 3];

@@ -304,46 +304,7 @@ impl Tablebase {
     ) -> Result<TableFile, ProbeError> {
         let t = TableFile::open(path, self.cache.clone())
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
-        let h = t.header();
-        let found_material = Material::from_counts(h.material);
-        let expected_size = SliceIndex::new(material, self.rules.geometry()).size();
-        // The header's rules, when this version of dtb knows their encoding: both rule sets
-        // are named, with the fields that differ.
-        let theirs = Rules::decode(&h.rules_code).filter(|r| r.encode() != self.rules.encode());
-        let what = if let Some(t) = theirs {
-            Some(format!(
-                "it was built under other rules, rule set {:?} ({:?} in its header), and this \
-                 tablebase reads rule set {:?}: {}",
-                t.name,
-                h.variant,
-                self.rules.name,
-                self.rules.differences(&t)
-            ))
-        } else if h.variant != self.rules.name {
-            Some(format!(
-                "it is a {:?} table, expected {:?}",
-                h.variant, self.rules.name
-            ))
-        } else if h.rules_code != self.rules.encode() {
-            Some(format!(
-                "it was built under other rule fields (or another rules encoding) than this \
-                 version of dtb's {:?}: rebuild it",
-                self.rules.name
-            ))
-        } else if found_material != material {
-            Some(format!(
-                "it holds slice {found_material}, expected {material}"
-            ))
-        } else if h.kind != kind {
-            Some(format!("it holds {} values, expected {kind}", h.kind))
-        } else if h.positions_per_side != expected_size {
-            Some(format!(
-                "it has {} positions per side, slice {material} has {expected_size}",
-                h.positions_per_side
-            ))
-        } else {
-            None
-        };
+        let what = t.header().mismatch(&self.rules, material, kind);
         if let Some(what) = what {
             return Err(ProbeError::Mismatch {
                 path: path.to_path_buf(),
