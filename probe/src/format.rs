@@ -466,10 +466,14 @@ impl Header {
         if let Some(theirs) =
             crate::rules::Rules::decode(&self.rules_code).filter(|r| r.encode() != rules.encode())
         {
+            let named = if self.variant == theirs.name {
+                String::new()
+            } else {
+                format!(", named {:?} in its header", self.variant)
+            };
             return Some(format!(
-                "it was built under other rules ({}, {:?} in its header), not {}: {}",
+                "it was built under other rules ({}), not {}{named}: {}",
                 theirs.name,
-                self.variant,
                 rules.name,
                 rules.differences(&theirs)
             ));
