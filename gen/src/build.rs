@@ -62,7 +62,13 @@ pub enum BuildError {
     )]
     ForecastPieces(u32),
     #[error("--out {}: {} is not a directory", .path.display(), .file.display())]
-    OutNotDirectory { path: PathBuf, file: PathBuf },
+    OutNotDirectory {
+        path: PathBuf,
+        file: PathBuf,
+        /// What the file system says to making the directory (nothing is made: a file is in
+        /// the way).
+        source: std::io::Error,
+    },
     #[error("cannot create output directory {}", .path.display())]
     CreateDir {
         path: PathBuf,
@@ -113,10 +119,15 @@ fn check_out(out: &Path) -> Result<(), BuildError> {
             if at.is_dir() {
                 return Ok(());
             }
-            return Err(BuildError::OutNotDirectory {
-                path: out.to_path_buf(),
-                file: at.to_path_buf(),
-            });
+            // A file is in the way, so this cannot make anything; its error is the cause.
+            return match std::fs::create_dir(out) {
+                Ok(()) => Ok(()),
+                Err(source) => Err(BuildError::OutNotDirectory {
+                    path: out.to_path_buf(),
+                    file: at.to_path_buf(),
+                    source,
+                }),
+            };
         }
         match at.parent() {
             Some(p) if !p.as_os_str().is_empty() => at = p,
