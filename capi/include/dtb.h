@@ -255,7 +255,7 @@ void dtb_close(dtb_tablebase *tb);
 
 /*
  Win/loss/draw and distance of the position in PDN FEN `fen` (`W:WK32:BK26`), captures
- resolved: the full probe ([`dtb_probe`] with flags 0). In a directory without DTW tables,
+ resolved: the full probe ([`dtb_probe()`] with flags 0). In a directory without DTW tables,
  `dtw` is -1.
 
  Errors: [`DTB_ERR_NULL`], [`DTB_ERR_UTF8`], [`DTB_ERR_FEN`], [`DTB_ERR_POSITION`],
@@ -268,7 +268,7 @@ void dtb_close(dtb_tablebase *tb);
 int dtb_probe_fen(const dtb_tablebase *tb, const char *fen, dtb_value *out);
 
 /*
- [`dtb_probe_fen`] with probe flags (`DTB_PROBE_*`, or'ed): as [`dtb_probe`].
+ [`dtb_probe_fen`] with probe flags (`DTB_PROBE_*`, or'ed): as [`dtb_probe()`].
 
  # Safety
  As [`dtb_probe_fen`].
@@ -290,7 +290,7 @@ int dtb_probe_fen_flags(const dtb_tablebase *tb, const char *fen, unsigned int f
 int dtb_probe(const dtb_tablebase *tb, const dtb_position *pos, unsigned int flags, dtb_value *out);
 
 /*
- [`dtb_probe`] from KingsRow's egdb position (`EGDB_POSITION`: black, white, king
+ [`dtb_probe()`] from KingsRow's egdb position (`EGDB_POSITION`: black, white, king
  bitboards; `color` 0 = `EGDB_BLACK`, 1 = `EGDB_WHITE` to move). On 8x8, bit `n - 1` is
  square `n` (as [`dtb_position`]); on 10x10, KingsRow's layout with a gap bit after each
  ten squares (bits 10, 21, 32 and 43 unused: square 11 is bit 11, square 50 bit 54).

@@ -318,7 +318,7 @@ fn position_of(tb: &Tablebase, p: &dtb_position) -> Res<Position> {
         .map_err(|e| probe_failure(ProbeError::IllegalPosition(e)))
 }
 
-/// The probe behind [`dtb_probe_fen`] and [`dtb_probe`]: `Ok(None)` = not cached.
+/// The probe behind [`dtb_probe_fen`] and [`dtb_probe()`]: `Ok(None)` = not cached.
 #[inline]
 fn probe_value(tb: &Tablebase, pos: &Position, flags: c_uint) -> Res<Option<dtb_value>> {
     if flags & !(DTB_PROBE_WLD_ONLY | DTB_PROBE_CACHE_ONLY | DTB_PROBE_QUIET) != 0 {
@@ -548,7 +548,7 @@ pub unsafe extern "C" fn dtb_close(tb: *mut dtb_tablebase) {
 }
 
 /// Win/loss/draw and distance of the position in PDN FEN `fen` (`W:WK32:BK26`), captures
-/// resolved: the full probe ([`dtb_probe`] with flags 0). In a directory without DTW tables,
+/// resolved: the full probe ([`dtb_probe()`] with flags 0). In a directory without DTW tables,
 /// `dtw` is -1.
 ///
 /// Errors: [`DTB_ERR_NULL`], [`DTB_ERR_UTF8`], [`DTB_ERR_FEN`], [`DTB_ERR_POSITION`],
@@ -567,7 +567,7 @@ pub unsafe extern "C" fn dtb_probe_fen(
     unsafe { dtb_probe_fen_flags(tb, fen, 0, out) }
 }
 
-/// [`dtb_probe_fen`] with probe flags (`DTB_PROBE_*`, or'ed): as [`dtb_probe`].
+/// [`dtb_probe_fen`] with probe flags (`DTB_PROBE_*`, or'ed): as [`dtb_probe()`].
 ///
 /// # Safety
 /// As [`dtb_probe_fen`].
@@ -678,7 +678,7 @@ fn from_kingsrow(size: u8, bb: u64) -> Res<u64> {
     Ok(out)
 }
 
-/// [`dtb_probe`] from KingsRow's egdb position (`EGDB_POSITION`: black, white, king
+/// [`dtb_probe()`] from KingsRow's egdb position (`EGDB_POSITION`: black, white, king
 /// bitboards; `color` 0 = `EGDB_BLACK`, 1 = `EGDB_WHITE` to move). On 8x8, bit `n - 1` is
 /// square `n` (as [`dtb_position`]); on 10x10, KingsRow's layout with a gap bit after each
 /// ten squares (bits 10, 21, 32 and 43 unused: square 11 is bit 11, square 50 bit 54).

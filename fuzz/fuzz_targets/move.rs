@@ -48,7 +48,9 @@ fn positions() -> &'static [(Rules, Position)] {
                         out.push((rules, pos));
                         kept += 1;
                     }
-                    pos = moves[(next(&mut seed) % moves.len() as u64) as usize].apply(&rules, &pos).expect("a generated move is legal");
+                    pos = moves[(next(&mut seed) % moves.len() as u64) as usize]
+                        .apply(&rules, &pos)
+                        .expect("a generated move is legal");
                 }
             }
         }

@@ -7,19 +7,30 @@
 //! win/loss/draw ([`Wld`]) and the exact distance to the end of the game in plies ([`Dtw`]) for
 //! any legal position within the tables, resolving captures by search.
 //!
-//! ```no_run
-//! use dtb_probe::{fen, Rules, Tablebase, Wld};
+//! ```
+//! use dtb_probe::{fen, ProbeError, Rules, Tablebase, Wld};
 //!
+//! # let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/english-2");
 //! let rules = Rules::ENGLISH;
-//! // Lists the directory; each file is opened (memory-mapped) on first use.
-//! let tb = Tablebase::open("tables", rules)?;
+//! // `tables`: a directory `dtb gen --variant english --pieces 2 --out DIR` wrote (here the
+//! // crate's tests/data/english-2). Lists the directory; each file is opened (memory-mapped)
+//! // on first use.
+//! let tb = Tablebase::open(tables, rules)?;
 //! let pos = fen::parse("W:WK32:BK26", &rules)?;
 //! assert_eq!(tb.probe_wld(&pos)?, Wld::Win);
 //! let dtw = tb.probe_dtw(&pos)?; // plies to the end of the game, winner fastest
 //! assert_eq!(dtw.plies, Some(9));
-//! if let Some((best, value)) = tb.best_move(&pos)? {
-//!     println!("{} keeps the {} in {:?} plies", best.to_pdn(false), value.wld, value.plies);
-//! }
+//! let (best, value) = tb.best_move(&pos)?.expect("the side to move has a move");
+//! assert_eq!(best.to_pdn(false), "32-27"); // and the value of the position it keeps:
+//! assert_eq!((value.wld, value.plies), (Wld::Win, Some(9)));
+//!
+//! // With Black to move the same kings draw; a capture position is resolved by search.
+//! assert_eq!(tb.probe_wld(&fen::parse("B:WK32:BK26", &rules)?)?, Wld::Draw);
+//! assert_eq!(tb.probe_dtw(&fen::parse("W:W22:B18", &rules)?)?.plies, Some(1)); // 22x15
+//!
+//! // Three pieces are beyond these tables: a typed error, never a guess.
+//! let three = fen::parse("W:W6,7:B27", &rules)?;
+//! assert!(matches!(tb.probe_wld(&three), Err(ProbeError::MissingTable { pieces: 3, .. })));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -191,44 +191,100 @@ impl Numbering {
 /// the rule set), or flip a field of one: `Rules { capture_compulsory: false,
 /// ..Rules::INTERNATIONAL }` (then [`Rules::named`] gives it its name for table files).
 ///
-/// Each field is one row of the preset table in variants.md ("Presets").
+/// Each field is one row of the preset table in variants.md ("Presets"). Beside each field:
+/// the row, the section of `../shared/docs/variants.md` that states the rule, and the rule
+/// texts that section cites (the *seed* texts 000-004 the project was founded on; the
+/// other presets follow their federations' usual rules, as variants.md says).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
-    /// Preset name, as used on the command line and in table file names.
+    /// Preset name, as used on the command line and in table file names (a rule set that is
+    /// not a preset gets a derived name, [`Rules::derived_name`]).
     pub name: &'static str,
-    /// Board side, 8 or 10 (variants.md row "board"): an N x N board with N*N/2 playable
-    /// squares; each side starts with men on the N/2 - 1 rows nearest it.
+    /// Board side, 8 or 10: an N x N board with N*N/2 playable squares; each side starts with
+    /// men on the N/2 - 1 rows nearest it.
+    ///
+    /// variants.md row "board"; section "Board, squares, notation (all variants)" (which
+    /// squares are playable, their numbering, where each side starts); "english" (8x8, 12
+    /// men each: seeds 000, 001, 004), "international" (10x10, 20 men each: seeds 000, 004),
+    /// "gracz8" (8x8: seed 002).
     pub board: u8,
-    /// The side that moves first from the start position (row "first to move").
+    /// The side that moves first from the start position.
+    ///
+    /// variants.md row "first to move"; "english": "Black moves first" (seeds 000, 001,
+    /// 004); "international": "White first" (seeds 000, 004); "gracz8": "White moves first"
+    /// (seed 002).
     pub first_to_move: Color,
-    /// Whether men capture backward as well as forward (row "men capture backward"). Men
-    /// always move (without capturing) forward only.
+    /// Whether men capture backward as well as forward. Men always move (without capturing)
+    /// forward only ("Common to all variants": "Men move one square diagonally forward").
+    ///
+    /// variants.md row "men capture backward"; "international": "Men move forward but
+    /// capture forward and backward" (seeds 000, 004); "gracz8": "Men move and capture
+    /// forward only" (seed 002).
     pub men_capture_backward: bool,
-    /// How far kings move and capture (row "kings": short or flying).
+    /// How far kings move and capture: short or flying.
+    ///
+    /// variants.md row "kings"; "english": "Kings move and capture one square in all four
+    /// diagonal directions" (seeds 000, 001, 004); "international": "Kings fly" (seeds 000,
+    /// 004); "Optional rule fields": "king captures only one square" is `Short` (seed 003).
     pub kings: KingRange,
-    /// Whether a player who can capture must capture (row "capture compulsory"; the
-    /// optional-rules text's "capturing is optional" is `false`).
+    /// Whether a player who can capture must capture (`false`: a quiet move may be played
+    /// instead).
+    ///
+    /// variants.md row "capture compulsory"; "english": "Capturing is compulsory" (seed);
+    /// "Optional rule fields": "capture compulsory: no (capturing is optional...)" (seed 003,
+    /// the `international-optional` preset).
     pub capture_compulsory: bool,
-    /// Which capture sequences the player may choose when several exist (row "which capture
-    /// (precedence)").
+    /// Which capture sequences the player may choose when several exist.
+    ///
+    /// variants.md row "which capture (precedence)"; "english": "no obligation to take the
+    /// most pieces" (seeds 000, 001, 004); "international": "The capture that takes the most
+    /// pieces is compulsory (kings and men count the same)" (seeds 000, 004); "gracz8": "any
+    /// capture may be chosen" (seed 002); the paragraph "Italian precedence, in order"; and
+    /// "Optional rule fields": "king has priority in capturing" is
+    /// [`Precedence::KingFirst`] (seed 003).
     pub precedence: Precedence,
-    /// When captured pieces leave the board (row "captured pieces removed").
+    /// When captured pieces leave the board.
+    ///
+    /// variants.md row "captured pieces removed" and its footnote (with short kings both
+    /// settings give the same moves); "international": "Captured pieces are removed only
+    /// when the move is complete; until then they cannot be jumped again and block" (seeds
+    /// 000, 004); "gracz8": "Captured pieces are removed at once" (seed 002); "Common to all
+    /// variants": "A piece is never jumped twice".
     pub removal: Removal,
-    /// What a man that reaches its crowning row in the middle of a capture does (row "man
-    /// reaching the far row mid-capture").
+    /// What a man that reaches its crowning row in the middle of a capture does.
+    ///
+    /// variants.md row "man reaching the far row mid-capture"; "english": "crowned and its
+    /// move ends, even if it could capture further as a king" (seeds 000, 001, 004);
+    /// "international": "A man is crowned only if its move ends on the far row" (seeds 000,
+    /// 004); "gracz8": "crowned at once and continues capturing as a king" (seed 002).
     pub mid_capture_promotion: MidCapturePromotion,
-    /// Whether a man may capture a king (row "men may capture kings"; Italian: no).
+    /// Whether a man may capture a king.
+    ///
+    /// variants.md row "men may capture kings" (Italian: no, its federation's rule).
     pub men_capture_kings: bool,
-    /// Where a flying king may land after a jump (row "flying king's landing square in a
-    /// capture"; "Common to all variants": sequences are maximal, except gracz8's free landing).
-    /// Has no effect with short kings.
+    /// Where a flying king may land after a jump. Has no effect with short kings.
+    ///
+    /// variants.md row "flying king's landing square in a capture"; "Common to all
+    /// variants": "a sequence is maximal: where a flying king could land on several squares,
+    /// it must choose one from which it can capture again, if any such square exists";
+    /// "gracz8": "the text does not oblige it to choose a square from which it can go on,
+    /// and dtb follows the text" (seed 002), which is [`KingLanding::Any`].
     pub king_landing: KingLanding,
-    /// Value of a position whose side to move has pieces but no legal move ("Optional rule
-    /// fields": loses by default, draws, or is judged by material). It changes values, not
-    /// legal moves.
+    /// Value of a position whose side to move has pieces but no legal move. It changes
+    /// values, not legal moves.
+    ///
+    /// variants.md "Common to all variants": "The side to move with no pieces, or with no
+    /// legal move, has lost (seed: all texts)"; "Optional rule fields": "a side to move that
+    /// is blocked (has pieces, but no legal move): loses (default), or draws" (seed 003);
+    /// [`BlockedOutcome::Majority`] is that text's third option (README, "Variants as
+    /// players write them").
     pub blocked: BlockedOutcome,
-    /// How FEN and moves number the squares ("Italian and Spanish are played on the mirrored
-    /// board"). It changes notation only, not the game.
+    /// How FEN and moves number the squares. It changes notation only, not the game.
+    ///
+    /// Not a row of variants.md's preset table (`dtb variants` calls it "square numbering"):
+    /// its section "Board, squares, notation (all variants)" gives the standard numbering,
+    /// and its paragraph "Italian and Spanish are played on the mirrored board (PDN GameType
+    /// 22 and 24)" theirs.
     pub numbering: Numbering,
 }
 

@@ -1,11 +1,18 @@
 //! A directory of tables, probed from any number of threads.
 //!
-//! ```no_run
+//! ```
 //! use dtb_probe::{fen, Rules, Tablebase, Wld};
+//! # let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/english-2");
 //! let rules = Rules::ENGLISH;
-//! let tb = Tablebase::open("tables", rules)?;
+//! let tb = Tablebase::open(tables, rules)?; // English 2-piece tables, WLD and DTW
 //! let pos = fen::parse("W:WK32:BK26", &rules)?;
 //! assert_eq!(tb.probe_wld(&pos)?, Wld::Win);
+//!
+//! // Every legal move, best first, with the value of the position after it (for the
+//! // opponent, who moves there).
+//! let moves = tb.probe_moves(&pos)?;
+//! let ranked: Vec<_> = moves.iter().map(|m| (m.mv.to_pdn(false), m.after.wld)).collect();
+//! assert_eq!(ranked, [("32-27".to_string(), Wld::Loss), ("32-28".to_string(), Wld::Draw)]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -900,3 +900,39 @@ fn colour_symmetry_of_the_solved_values() {
     // plus the symmetric slices' Black-to-move side.
     assert_eq!(solved, POSITIONS_2_4 + sym_total);
 }
+
+/// The tiny table set checked in for dtb-probe's doc examples (`probe/tests/data/english-2`,
+/// which dtb-probe cannot build itself: it never depends on dtb-gen) is exactly what a fresh
+/// English 2-piece build writes: the same file names, every file byte for byte.
+#[test]
+fn checked_in_tables_are_a_fresh_build() {
+    let checked_in =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../probe/tests/data/english-2");
+    let fresh = tempfile::tempdir().expect("temporary directory");
+    let plan = dtb_gen::build::Plan::new(E, 2, fresh.path()).expect("valid plan");
+    dtb_gen::build::run(&plan, &dtb_gen::build::Quiet).expect("English 2-piece build");
+    let tables = |dir: &std::path::Path| -> BTreeSet<String> {
+        std::fs::read_dir(dir)
+            .expect("list directory")
+            .map(|e| {
+                e.expect("directory entry")
+                    .file_name()
+                    .into_string()
+                    .unwrap()
+            })
+            .filter(|n| n.ends_with(".wld") || n.ends_with(".dtw"))
+            .collect()
+    };
+    let names = tables(fresh.path());
+    assert_eq!(names.len(), 6, "3 slices, WLD and DTW: {names:?}");
+    assert_eq!(tables(&checked_in), names);
+    for name in &names {
+        let want = std::fs::read(fresh.path().join(name)).expect("fresh file");
+        let have = std::fs::read(checked_in.join(name)).expect("checked-in file");
+        assert!(
+            have == want,
+            "{name} differs from a fresh build: regenerate probe/tests/data/english-2 \
+             (its README.md says how)"
+        );
+    }
+}
