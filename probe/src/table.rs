@@ -3,11 +3,11 @@
 //!
 //! [`TableFile`] is `Send + Sync`: probes may come from many threads at once.
 
+use std::cell::UnsafeCell;
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -243,7 +243,6 @@ struct Stripe {
     not_cached: AtomicU64,
 }
 
-
 /// What a [`BlockCache`] has done and holds: [`BlockCache::stats`], [`crate::Tablebase::cache_stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
@@ -338,14 +337,19 @@ impl BlockCache {
             }
             set.slots = vec![None; RECENT_SLOTS];
         }
-        let old = set.slots[slot].as_ref().map_or(0, |(_, _, r)| r.len() as u64);
-        // Reserve the difference first, so that threads filling slots at once stay within
-        // the budget together.
+        let old = set.slots[slot]
+            .as_ref()
+            .map_or(0, |(_, _, r)| r.len() as u64);
+        // Reserve the difference first, and only if it fits, so that threads filling slots
+        // at once stay within the budget together at every moment.
         if add > old {
             let grow = add - old;
-            let before = self.thread_bytes.fetch_add(grow, Ordering::Relaxed);
-            if before + grow > budget {
-                self.thread_bytes.fetch_sub(grow, Ordering::Relaxed);
+            let reserved =
+                self.thread_bytes
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                        (held + grow <= budget).then_some(held + grow)
+                    });
+            if reserved.is_err() {
                 return;
             }
         } else {
