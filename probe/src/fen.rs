@@ -43,7 +43,9 @@ pub enum FenError {
     #[error("{0:?} is a light square: pieces stand on the dark squares")]
     LightSquare(String),
     /// An algebraic square whose file or rank is beyond the board (`i1` or `a9` on 8x8).
-    #[error("{square:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})")]
+    #[error(
+        "{square:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})"
+    )]
     OffBoardSquare {
         square: String,
         board: u8,
@@ -99,7 +101,9 @@ fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
     let g = rules.geometry();
     let n = g.size;
     let file = file.to_ascii_lowercase() as u8 - b'a';
-    let rank: u8 = rank.parse().map_err(|_| FenError::BadSquare(t.to_string()))?;
+    let rank: u8 = rank
+        .parse()
+        .map_err(|_| FenError::BadSquare(t.to_string()))?;
     if file >= n || rank == 0 || rank > n {
         return Err(FenError::OffBoardSquare {
             square: t.to_string(),
@@ -530,11 +534,19 @@ mod tests {
                 let white = occ & rng.next();
                 let black = occ & !white;
                 let kings = occ & rng.next() | (white & g.top_row) | (black & g.bottom_row);
-                let side = if rng.next() & 1 == 0 { Color::White } else { Color::Black };
+                let side = if rng.next() & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
                 let Ok(pos) = Position::new(r, white, black, kings, side) else {
                     continue;
                 };
-                for text in [write_algebraic(&pos, r), write_for(&pos, r), write_customary(&pos, r)] {
+                for text in [
+                    write_algebraic(&pos, r),
+                    write_for(&pos, r),
+                    write_customary(&pos, r),
+                ] {
                     assert_eq!(parse(&text, r), Ok(pos), "{} {text}", r.name);
                 }
             }
@@ -546,8 +558,14 @@ mod tests {
     #[test]
     fn rejects_bad_algebraic_squares() {
         let ru = Rules::RUSSIAN;
-        assert_eq!(parse("W:Wa2:B", &ru), Err(FenError::LightSquare("a2".into())));
-        assert_eq!(parse("W:Wa1:B", &Rules::ITALIAN), Err(FenError::LightSquare("a1".into())));
+        assert_eq!(
+            parse("W:Wa2:B", &ru),
+            Err(FenError::LightSquare("a2".into()))
+        );
+        assert_eq!(
+            parse("W:Wa1:B", &Rules::ITALIAN),
+            Err(FenError::LightSquare("a1".into()))
+        );
         let off = |s: &str, board, last_file| FenError::OffBoardSquare {
             square: s.into(),
             board,
@@ -557,14 +575,32 @@ mod tests {
         assert_eq!(parse("W:Wa9:B", &ru), Err(off("a9", 8, 'h')));
         assert_eq!(parse("W:Wa0:B", &ru), Err(off("a0", 8, 'h')));
         // A lone `k` marks a king (`Wk1` is a king on 1); file k after the mark is off the board.
-        assert_eq!(parse("W:WKk1:B", &Rules::INTERNATIONAL), Err(off("k1", 10, 'j')));
-        assert_eq!(parse("W:Wl1:B", &Rules::INTERNATIONAL), Err(off("l1", 10, 'j')));
-        assert_eq!(parse("W:Wb11:B", &Rules::INTERNATIONAL), Err(off("b11", 10, 'j')));
+        assert_eq!(
+            parse("W:WKk1:B", &Rules::INTERNATIONAL),
+            Err(off("k1", 10, 'j'))
+        );
+        assert_eq!(
+            parse("W:Wl1:B", &Rules::INTERNATIONAL),
+            Err(off("l1", 10, 'j'))
+        );
+        assert_eq!(
+            parse("W:Wb11:B", &Rules::INTERNATIONAL),
+            Err(off("b11", 10, 'j'))
+        );
         assert_eq!(parse("W:Wz99:B", &ru), Err(off("z99", 8, 'h')));
         assert_eq!(parse("W:Wa:B", &ru), Err(FenError::BadSquare("a".into())));
-        assert_eq!(parse("W:Wa1b:B", &ru), Err(FenError::BadSquare("a1b".into())));
-        assert_eq!(parse("W:Wa123:B", &ru), Err(FenError::BadSquare("a123".into())));
-        assert_eq!(parse("W:Wa1-c3:B", &ru), Err(FenError::AlgebraicRange("a1-c3".into())));
+        assert_eq!(
+            parse("W:Wa1b:B", &ru),
+            Err(FenError::BadSquare("a1b".into()))
+        );
+        assert_eq!(
+            parse("W:Wa123:B", &ru),
+            Err(FenError::BadSquare("a123".into()))
+        );
+        assert_eq!(
+            parse("W:Wa1-c3:B", &ru),
+            Err(FenError::AlgebraicRange("a1-c3".into()))
+        );
         assert_eq!(parse("W:W29,a1:B", &ru), Err(FenError::DuplicateSquare(29)));
         assert_eq!(parse("W:Wa1:Ba1", &ru), Err(FenError::DuplicateSquare(29)));
         assert!(matches!(

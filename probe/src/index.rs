@@ -134,13 +134,7 @@ impl GroupDecoder {
     #[inline]
     pub fn with_kings(&self, wk: u64, bk: u64, side: Color) -> Position {
         let (wmen, bmen) = self.men;
-        Position::from_parts(
-            wmen | wk,
-            bmen | bk,
-            wk | bk,
-            side,
-            self.rules,
-        )
+        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side, self.rules)
     }
 
     /// The kings placement number (< kings per group) of white kings `wk` and black kings

@@ -842,13 +842,7 @@ pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
             Color::White => (w ^ d, b),
             Color::Black => (w, b ^ d),
         };
-        Position::from_parts(
-            w2,
-            b2,
-            if king { k ^ d } else { k },
-            mover,
-            pos.rules_id(),
-        )
+        Position::from_parts(w2, b2, if king { k ^ d } else { k }, mover, pos.rules_id())
     };
     let mut men = own & !k;
     while men != 0 {

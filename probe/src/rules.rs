@@ -586,12 +586,30 @@ mod tests {
     fn ids_are_distinct_exactly_when_encodings_are() {
         let mut all: Vec<Rules> = Rules::PRESETS.to_vec();
         for r in Rules::PRESETS {
-            all.push(Rules { blocked: BlockedOutcome::Draw, ..*r });
-            all.push(Rules { blocked: BlockedOutcome::Majority, ..*r });
-            all.push(Rules { capture_compulsory: !r.capture_compulsory, ..*r });
-            all.push(Rules { precedence: Precedence::KingFirst, ..*r });
-            all.push(Rules { numbering: Numbering::Spanish, ..*r });
-            all.push(Rules { name: "renamed", ..*r });
+            all.push(Rules {
+                blocked: BlockedOutcome::Draw,
+                ..*r
+            });
+            all.push(Rules {
+                blocked: BlockedOutcome::Majority,
+                ..*r
+            });
+            all.push(Rules {
+                capture_compulsory: !r.capture_compulsory,
+                ..*r
+            });
+            all.push(Rules {
+                precedence: Precedence::KingFirst,
+                ..*r
+            });
+            all.push(Rules {
+                numbering: Numbering::Spanish,
+                ..*r
+            });
+            all.push(Rules {
+                name: "renamed",
+                ..*r
+            });
         }
         for a in &all {
             assert!(!a.id().is_board_only());
