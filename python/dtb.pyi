@@ -73,4 +73,4 @@ class Tablebase:
         """probe() of each FEN with the GIL released; raises the first failure."""
     def probe_wld(self, fen: str) -> Wld: ...
     def cache_stats(self) -> Dict[str, int]:
-        """hits, misses, not_cached, bytes, blocks, capacity_bytes."""
+        """hits, misses, not_cached, bytes, blocks, thread_bytes, capacity_bytes (bytes + thread_bytes <= capacity_bytes)."""

@@ -212,6 +212,10 @@ fn probe_failure(e: ProbeError) -> Failure {
         ProbeError::Table(_) | ProbeError::Mismatch { .. } => DTB_ERR_TABLE,
         ProbeError::Directory { .. } => DTB_ERR_DIRECTORY,
         ProbeError::CapturePosition => DTB_ERR_CAPTURE_POSITION,
+        // Every position the C ABI probes is made under the tablebase's own rules (its FEN
+        // and bitboards are read with them), so a position of other rules cannot reach a
+        // probe; were one to, it is a variant error.
+        ProbeError::VariantMismatch { .. } => DTB_ERR_VARIANT,
     };
     Failure(code, dtb_probe::report(&e))
 }

@@ -5,6 +5,15 @@
 //! Square numbers are those of the variant's [`Numbering`]: [`parse`] reads them so, and
 //! [`write_for`] writes them so (Italian and Spanish number their mirrored boards). [`write()`]
 //! writes the standard numbering, which is the internal one.
+//!
+//! Squares may also be written algebraically, as Russian players and pydraughts write them:
+//! `W:Wh6:Bg7,c5,d2`, kings `Kh6`. Files `a`.. from White's left, ranks `1`.. from White's
+//! side, on the board the variant is played on (8x8: `a1`-`h8`, 10x10: `a1`-`j10`; `a1`
+//! is a playable dark square on the standard board, a light one on the mirrored board of
+//! Italian and Spanish, whose `b1` is playable). A light square is
+//! [`FenError::LightSquare`], a square off the board [`FenError::OffBoardSquare`].
+//! [`write_algebraic`] writes them; [`write_customary`] writes each variant as its players do
+//! ([`Notation`]: algebraic for Russian, numbers for the others).
 
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Numbering, Rules};
@@ -44,10 +53,114 @@ pub enum FenError {
     /// A range `a-b` with `a > b`.
     #[error("range {0:?} is not ascending")]
     BadRange(String),
+    /// An algebraic square (`c3`) that names a light square, where no piece stands.
+    #[error("{0:?} is a light square: pieces stand on the dark squares")]
+    LightSquare(String),
+    /// An algebraic square whose file or rank is beyond the board (`i1` or `a9` on 8x8).
+    #[error(
+        "{square:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})"
+    )]
+    OffBoardSquare {
+        /// The square as given.
+        square: String,
+        /// The board's side (8 or 10).
+        board: u8,
+        /// The board's last file letter.
+        last_file: char,
+    },
+    /// A range of algebraic squares (`a1-c3`): ranges are of square numbers only.
+    #[error("range {0:?} is of algebraic squares: ranges are of square numbers only")]
+    AlgebraicRange(String),
     /// The squares parse but the position is not legal (a man on its crowning row, too many
     /// pieces, ...).
     #[error(transparent)]
     Position(#[from] PositionError),
+}
+
+/// How a variant's players write the squares of a position ([`Notation::of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notation {
+    /// Square numbers of the variant's [`Numbering`] (`W:W18,K31:B5`).
+    Numbers,
+    /// Algebraic squares (`W:Wh6:Bg7,c5,d2`).
+    Algebraic,
+}
+
+impl Notation {
+    /// The notation players of `rules` write: algebraic for Russian draughts (its rule fields,
+    /// whatever the blocked-side option), numbers for every other variant (PDN's numbers of
+    /// English, International, Brazilian, ...; the mirrored boards' numbers of Italian and
+    /// Spanish).
+    pub fn of(rules: &Rules) -> Notation {
+        let russian = Rules {
+            name: Rules::RUSSIAN.name,
+            blocked: Rules::RUSSIAN.blocked,
+            ..*rules
+        };
+        if russian == Rules::RUSSIAN {
+            Notation::Algebraic
+        } else {
+            Notation::Numbers
+        }
+    }
+}
+
+/// The internal square of algebraic square `text` (file letter, rank number) on the board of
+/// `rules`, if `text` is written algebraically at all (`Ok(None)` otherwise).
+fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
+    let t = text.trim();
+    let mut chars = t.chars();
+    let Some(file) = chars.next().filter(char::is_ascii_alphabetic) else {
+        return Ok(None);
+    };
+    let rank = chars.as_str();
+    if rank.is_empty() || rank.len() > 2 || !rank.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(FenError::BadSquare(t.to_string()));
+    }
+    let g = rules.geometry();
+    let n = g.size;
+    let file = file.to_ascii_lowercase() as u8 - b'a';
+    let rank: u8 = rank
+        .parse()
+        .map_err(|_| FenError::BadSquare(t.to_string()))?;
+    if file >= n || rank == 0 || rank > n {
+        return Err(FenError::OffBoardSquare {
+            square: t.to_string(),
+            board: n,
+            last_file: (b'a' + n - 1) as char,
+        });
+    }
+    let row = n - rank;
+    // The mirrored board (Italian, Spanish) is the standard one reflected left to right.
+    let col = if rules.numbering == Numbering::Standard {
+        file
+    } else {
+        n - 1 - file
+    };
+    if (row + col).is_multiple_of(2) {
+        return Err(FenError::LightSquare(t.to_string()));
+    }
+    Ok(Some(row * g.half() + col / 2))
+}
+
+/// The algebraic name of internal square `sq` on the board of `rules`.
+fn algebraic_name(sq: u8, rules: &Rules) -> String {
+    let g = rules.geometry();
+    let (row, col) = g.coords(sq);
+    let file = if rules.numbering == Numbering::Standard {
+        col
+    } else {
+        g.size - 1 - col
+    };
+    format!("{}{}", (b'a' + file) as char, g.size - row)
+}
+
+/// One square of a piece list, a number or an algebraic square, as the variant's number.
+fn parse_one(text: &str, rules: &Rules) -> Result<u32, FenError> {
+    match algebraic_square(text, rules)? {
+        Some(sq) => Ok(rules.square_number(sq)),
+        None => parse_square(text, rules.geometry().squares as u32),
+    }
 }
 
 fn parse_square(text: &str, max: u32) -> Result<u32, FenError> {
@@ -63,7 +176,8 @@ fn parse_square(text: &str, max: u32) -> Result<u32, FenError> {
 }
 
 /// Parse one colour's piece list (without the leading `W`/`B`) into (pieces, kings).
-fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenError> {
+fn parse_pieces(list: &str, rules: &Rules, seen: &mut u64) -> Result<(u64, u64), FenError> {
+    let max = rules.geometry().squares as u32;
     let mut pieces = 0u64;
     let mut kings = 0u64;
     for item in list.split(',') {
@@ -80,6 +194,11 @@ fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenE
         };
         let (lo, hi) = match rest.split_once('-') {
             Some((a, b)) => {
+                if algebraic_square(a, rules).is_ok_and(|s| s.is_some())
+                    || algebraic_square(b, rules).is_ok_and(|s| s.is_some())
+                {
+                    return Err(FenError::AlgebraicRange(item.to_string()));
+                }
                 let lo = parse_square(a, max)?;
                 let hi = parse_square(b, max)?;
                 if lo > hi {
@@ -88,7 +207,7 @@ fn parse_pieces(list: &str, max: u32, seen: &mut u64) -> Result<(u64, u64), FenE
                 (lo, hi)
             }
             None => {
-                let s = parse_square(rest, max)?;
+                let s = parse_one(rest, rules)?;
                 (s, s)
             }
         };
@@ -153,7 +272,6 @@ pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
         "B" | "b" => Color::Black,
         other => return Err(FenError::BadSideToMove(other.to_string())),
     };
-    let max = rules.geometry().squares as u32;
     let mut seen = 0u64;
     let mut white = None;
     let mut black = None;
@@ -167,7 +285,7 @@ pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
         if slot.is_some() {
             return Err(FenError::DuplicateColor(letter));
         }
-        *slot = Some(parse_pieces(&f[1..], max, &mut seen)?);
+        *slot = Some(parse_pieces(&f[1..], rules, &mut seen)?);
     }
     let (w, wk) = white.unwrap_or((0, 0));
     let (b, bk) = black.unwrap_or((0, 0));
@@ -218,6 +336,44 @@ pub fn write_for(pos: &Position, rules: &Rules) -> String {
             })
             .collect()
     })
+}
+
+/// Write a position as PDN FEN with algebraic squares on the board of `rules` (`W:Wh6:Bg7,c5`),
+/// each colour's pieces from White's near left (a1, c1, ..., b2, ...), kings marked `K`:
+/// what [`parse`] reads back for the same rules.
+pub fn write_algebraic(pos: &Position, rules: &Rules) -> String {
+    let g = rules.geometry();
+    let mut s = String::new();
+    s.push(pos.side_to_move().letter());
+    for c in [Color::White, Color::Black] {
+        s.push(':');
+        s.push(c.letter());
+        // Rank by rank from White's side, each from the left as the players see it.
+        let mut squares: Vec<(String, u8)> = (0..g.squares)
+            .filter(|&sq| pos.pieces(c) >> sq & 1 != 0)
+            .map(|sq| (algebraic_name(sq, rules), sq))
+            .collect();
+        squares.sort_by_key(|(name, _)| (name[1..].parse::<u8>().unwrap_or(0), name.clone()));
+        for (i, (name, sq)) in squares.into_iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            if pos.kings() >> sq & 1 != 0 {
+                s.push('K');
+            }
+            s.push_str(&name);
+        }
+    }
+    s
+}
+
+/// Write a position in the notation its variant's players use ([`Notation::of`]):
+/// [`write_algebraic`] for Russian, [`write_for`] (square numbers) for every other variant.
+pub fn write_customary(pos: &Position, rules: &Rules) -> String {
+    match Notation::of(rules) {
+        Notation::Algebraic => write_algebraic(pos, rules),
+        Notation::Numbers => write_for(pos, rules),
+    }
 }
 
 /// FEN text with each colour's pieces listed by `listed`: (internal square, number written),
@@ -339,6 +495,138 @@ mod tests {
         ] {
             assert!(parse(bad, &E).is_err(), "{bad} accepted");
         }
+    }
+
+    /// Algebraic squares (issue 22): `W:Wh6:Bg7,c5,d2` as pydraughts and Russian players
+    /// write it; a1 is the standard board's square 29 (8x8) or 46 (10x10), h8 square 4, j10
+    /// square 5; on the mirrored board (Italian, Spanish) a1 is light and b1 is Italian 29,
+    /// Spanish 4 (variants.md). Every square of every preset reads back from its name, and
+    /// every position writes and reads back through both notations.
+    #[test]
+    fn reads_and_writes_algebraic_squares_on_every_board() {
+        let ru = Rules::RUSSIAN;
+        let p = parse("W:Wh6:Bg7,c5,d2", &ru).unwrap();
+        assert_eq!(p, parse("W:W12:B8,14,26", &ru).unwrap());
+        assert_eq!(write_algebraic(&p, &ru), "W:Wh6:Bd2,c5,g7");
+        assert_eq!(write_customary(&p, &ru), "W:Wh6:Bd2,c5,g7");
+        assert_eq!(write_customary(&p, &E), "W:W12:B8,14,26");
+        let k = parse("B:WKh6,a1:BKg7", &ru).unwrap();
+        assert_eq!(k, parse("B:WK12,29:BK8", &ru).unwrap());
+        assert_eq!(parse("W:WKH6:BG7", &ru), parse("W:WK12:B8", &ru));
+        let i = Rules::INTERNATIONAL;
+        assert_eq!(parse("W:Wa1,j10:Bb10", &i), parse("W:W46,5:B1", &i));
+        assert_eq!(parse("W:Wa1:Bh8", &E), parse("W:W29:B4", &E));
+        let it = Rules::ITALIAN;
+        let sp = Rules::SPANISH;
+        assert_eq!(parse("W:Wb1:Ba8", &it), parse("W:W29:B1", &it));
+        assert_eq!(parse("W:Wb1:Bh1", &sp), parse("W:W4:B1", &sp));
+        assert_eq!(Notation::of(&ru), Notation::Algebraic);
+        assert_eq!(
+            Notation::of(&Rules::parse("russian,blocked=draw").unwrap()),
+            Notation::Algebraic
+        );
+        for r in Rules::PRESETS {
+            if *r != ru {
+                assert_eq!(Notation::of(r), Notation::Numbers, "{}", r.name);
+            }
+            let g = r.geometry();
+            let mut seen = 0u64;
+            for file in 0..g.size {
+                for rank in 1..=g.size {
+                    let name = format!("{}{rank}", (b'a' + file) as char);
+                    match algebraic_square(&name, r) {
+                        Ok(Some(sq)) => {
+                            assert_eq!(algebraic_name(sq, r), name);
+                            assert_eq!(seen >> sq & 1, 0, "{name} twice");
+                            seen |= 1 << sq;
+                        }
+                        Err(FenError::LightSquare(s)) => assert_eq!(s, name),
+                        other => panic!("{} {name}: {other:?}", r.name),
+                    }
+                }
+            }
+            assert_eq!(seen, g.all, "{}: every dark square named once", r.name);
+            // Positions round-trip through both notations.
+            let mut rng = crate::test_rng::Rng(11);
+            for _ in 0..300 {
+                let occ = rng.next() & rng.next() & g.all;
+                let white = occ & rng.next();
+                let black = occ & !white;
+                let kings = occ & rng.next() | (white & g.top_row) | (black & g.bottom_row);
+                let side = if rng.next() & 1 == 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let Ok(pos) = Position::new(r, white, black, kings, side) else {
+                    continue;
+                };
+                for text in [
+                    write_algebraic(&pos, r),
+                    write_for(&pos, r),
+                    write_customary(&pos, r),
+                ] {
+                    assert_eq!(parse(&text, r), Ok(pos), "{} {text}", r.name);
+                }
+            }
+        }
+    }
+
+    /// Bad algebraic squares are typed errors: a light square, files and ranks beyond the
+    /// board, a range of them, a square named twice in two notations.
+    #[test]
+    fn rejects_bad_algebraic_squares() {
+        let ru = Rules::RUSSIAN;
+        assert_eq!(
+            parse("W:Wa2:B", &ru),
+            Err(FenError::LightSquare("a2".into()))
+        );
+        assert_eq!(
+            parse("W:Wa1:B", &Rules::ITALIAN),
+            Err(FenError::LightSquare("a1".into()))
+        );
+        let off = |s: &str, board, last_file| FenError::OffBoardSquare {
+            square: s.into(),
+            board,
+            last_file,
+        };
+        assert_eq!(parse("W:Wi1:B", &ru), Err(off("i1", 8, 'h')));
+        assert_eq!(parse("W:Wa9:B", &ru), Err(off("a9", 8, 'h')));
+        assert_eq!(parse("W:Wa0:B", &ru), Err(off("a0", 8, 'h')));
+        // A lone `k` marks a king (`Wk1` is a king on 1); file k after the mark is off the board.
+        assert_eq!(
+            parse("W:WKk1:B", &Rules::INTERNATIONAL),
+            Err(off("k1", 10, 'j'))
+        );
+        assert_eq!(
+            parse("W:Wl1:B", &Rules::INTERNATIONAL),
+            Err(off("l1", 10, 'j'))
+        );
+        assert_eq!(
+            parse("W:Wb11:B", &Rules::INTERNATIONAL),
+            Err(off("b11", 10, 'j'))
+        );
+        assert_eq!(parse("W:Wz99:B", &ru), Err(off("z99", 8, 'h')));
+        assert_eq!(parse("W:Wa:B", &ru), Err(FenError::BadSquare("a".into())));
+        assert_eq!(
+            parse("W:Wa1b:B", &ru),
+            Err(FenError::BadSquare("a1b".into()))
+        );
+        assert_eq!(
+            parse("W:Wa123:B", &ru),
+            Err(FenError::BadSquare("a123".into()))
+        );
+        assert_eq!(
+            parse("W:Wa1-c3:B", &ru),
+            Err(FenError::AlgebraicRange("a1-c3".into()))
+        );
+        assert_eq!(parse("W:W29,a1:B", &ru), Err(FenError::DuplicateSquare(29)));
+        assert_eq!(parse("W:Wa1:Ba1", &ru), Err(FenError::DuplicateSquare(29)));
+        assert!(matches!(
+            parse("W:Wb8:B", &ru),
+            Err(FenError::Position(PositionError::ManOnCrowningRow { .. }))
+        ));
+        assert_eq!(parse("W:Wé1:B", &ru), Err(FenError::BadSquare("é1".into())));
     }
 
     #[test]

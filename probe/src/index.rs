@@ -19,7 +19,7 @@
 use crate::board::Geometry;
 use crate::material::Material;
 use crate::position::Position;
-use crate::rules::Color;
+use crate::rules::{Color, RulesId};
 
 /// `BINOM[n][k]` = C(n, k) for n, k <= 64 (0 where k > n).
 pub static BINOM: [[u64; 65]; 65] = build_binom();
@@ -112,6 +112,8 @@ pub struct GroupDecoder {
     bk_n: u64,
     empty_bb: u64,
     men: (u64, u64),
+    /// The identity of the positions made: board-only.
+    rules: RulesId,
 }
 
 impl GroupDecoder {
@@ -132,7 +134,7 @@ impl GroupDecoder {
     #[inline]
     pub fn with_kings(&self, wk: u64, bk: u64, side: Color) -> Position {
         let (wmen, bmen) = self.men;
-        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side)
+        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side, self.rules)
     }
 
     /// The kings placement number (< kings per group) of white kings `wk` and black kings
@@ -610,6 +612,7 @@ impl SliceIndex {
             bk_n: self.bk_n,
             empty_bb: self.g.all & !(men.0 | men.1),
             men,
+            rules: RulesId::board_only(self.g.size),
         }
     }
 
@@ -655,7 +658,13 @@ impl SliceIndex {
         let empty = self.g.all & !(wmen | bmen);
         let wk = unrank_in(king_idx / bk_n, m.white_kings as u32, empty);
         let bk = unrank_in(king_idx % bk_n, m.black_kings as u32, empty & !wk);
-        Position::from_parts(wmen | wk, bmen | bk, wk | bk, side)
+        Position::from_parts(
+            wmen | wk,
+            bmen | bk,
+            wk | bk,
+            side,
+            RulesId::board_only(self.g.size),
+        )
     }
 }
 

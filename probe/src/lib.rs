@@ -48,8 +48,25 @@
 //! never repeats a position in a win, since every move brings the end one ply closer.
 //!
 //! Probes take `&self`: share one [`Tablebase`] between search threads. Every failure is a
-//! [`ProbeError`] (illegal position, missing table, corrupt or foreign file naming its path);
-//! no input makes a probe panic or guess.
+//! [`ProbeError`] (illegal position, missing table, corrupt or foreign file naming its path,
+//! a position read under other rules: [`ProbeError::VariantMismatch`]); no input makes a
+//! probe panic or guess.
+//!
+//! # Positions know their rules
+//!
+//! A [`Position`] carries the identity of the rule set it was checked against
+//! ([`Position::rules_id`], a [`rules::RulesId`]); a tablebase refuses a position of another
+//! rule set or board instead of reading its pieces under its own rules (an English
+//! `W:WK32:BK26`, a win in 9, is a Russian draw). Read FEN with the tablebase's rules
+//! ([`Tablebase::rules`]) or re-check a position with [`Position::with_rules`].
+//!
+//! # Memory
+//!
+//! [`Tablebase::with_cache_bytes`] bounds all decompressed blocks held in memory, the probing
+//! threads' recent blocks included ([`CacheStats::thread_bytes`]); dropping the tablebase
+//! frees them, [`Tablebase::clear_cache`] and [`Tablebase::set_cache_bytes`] free or shrink
+//! them while it lives. Each probing thread also keeps a zstd context (about 100 KiB) until
+//! it exits.
 //!
 //! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by search
 //! -> colour symmetry -> the slice index -> the table file's block (zstd, cache) -> [`Wld`] /

@@ -145,7 +145,7 @@ impl Move {
             Color::White => (own, opp),
             Color::Black => (opp, own),
         };
-        Position::from_parts(w, b, kings, side.opponent())
+        Position::from_parts(w, b, kings, side.opponent(), pos.rules_id())
     }
 }
 
@@ -552,7 +552,13 @@ pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> b
                 Color::White => (own2, opp2),
                 Color::Black => (opp2, own2),
             };
-            out.push(Position::from_parts(w, b, kings2, side.opponent()));
+            out.push(Position::from_parts(
+                w,
+                b,
+                kings2,
+                side.opponent(),
+                pos.rules_id(),
+            ));
         }
     }
     true
@@ -839,7 +845,7 @@ pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
             Color::White => (w ^ d, b),
             Color::Black => (w, b ^ d),
         };
-        Position::from_parts(w2, b2, if king { k ^ d } else { k }, mover)
+        Position::from_parts(w2, b2, if king { k ^ d } else { k }, mover, pos.rules_id())
     };
     let mut men = own & !k;
     while men != 0 {

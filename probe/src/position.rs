@@ -2,7 +2,7 @@
 
 use crate::board::Geometry;
 use crate::material::Material;
-use crate::rules::{Color, Rules};
+use crate::rules::{Color, Rules, RulesId};
 
 /// Why a set of pieces is not a legal position of a variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -26,12 +26,36 @@ pub enum PositionError {
 /// A draughts position: bitboards of white pieces, black pieces and kings (bit `n-1` is square
 /// `n`), and the side to move. Construct with [`Position::new`] (checked) or parse PDN FEN
 /// with [`crate::fen`]; every `Position` value is legal for the rules it was checked against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+///
+/// A position remembers those rules as a [`RulesId`] ([`Position::rules_id`]): a
+/// [`crate::Tablebase`] refuses a position of other rules
+/// ([`crate::ProbeError::VariantMismatch`]) instead of answering for pieces it reads under
+/// its own rules. Positions made from others (moves, [`Position::flipped`]) keep it;
+/// [`crate::index::SliceIndex`] makes board-only positions ([`RulesId::board_only`]).
+/// Equality and hashing compare the pieces and the side to move only, not the rules.
+#[derive(Clone, Copy, Debug)]
 pub struct Position {
     white: u64,
     black: u64,
     kings: u64,
     side: Color,
+    rules: RulesId,
+}
+
+impl PartialEq for Position {
+    #[inline]
+    fn eq(&self, other: &Position) -> bool {
+        (self.white, self.black, self.kings, self.side)
+            == (other.white, other.black, other.kings, other.side)
+    }
+}
+
+impl Eq for Position {}
+
+impl std::hash::Hash for Position {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (self.white, self.black, self.kings, self.side).hash(state)
+    }
 }
 
 fn color_name(c: Color) -> &'static str {
@@ -101,18 +125,43 @@ impl Position {
             black,
             kings,
             side,
+            rules: rules.id(),
         })
     }
 
-    /// Build without checks. Callers inside the crate guarantee legality (move application,
-    /// unindexing).
+    /// This position checked against `rules` and carrying their identity: what a program that
+    /// made a position under other rules (or a board-only one, from an index) does to probe it
+    /// in a tablebase of `rules`, saying so.
+    ///
+    /// # Errors
+    /// [`PositionError`] if the pieces are not a legal position of `rules`.
+    pub fn with_rules(&self, rules: &Rules) -> Result<Position, PositionError> {
+        Position::new(rules, self.white, self.black, self.kings, self.side)
+    }
+
+    /// The identity of the rules this position was checked against (or, made by an index,
+    /// of its board only).
     #[inline]
-    pub(crate) fn from_parts(white: u64, black: u64, kings: u64, side: Color) -> Position {
+    pub fn rules_id(&self) -> RulesId {
+        self.rules
+    }
+
+    /// Build without checks. Callers inside the crate guarantee legality (move application,
+    /// unindexing) and pass the rules identity of the position it was made from.
+    #[inline]
+    pub(crate) fn from_parts(
+        white: u64,
+        black: u64,
+        kings: u64,
+        side: Color,
+        rules: RulesId,
+    ) -> Position {
         Position {
             white,
             black,
             kings,
             side,
+            rules,
         }
     }
 
@@ -122,7 +171,7 @@ impl Position {
         let n = rules.max_pieces_per_side();
         let black = (1u64 << n) - 1;
         let white = ((1u64 << n) - 1) << (g.squares as u32 - n);
-        Position::from_parts(white, black, 0, rules.first_to_move)
+        Position::from_parts(white, black, 0, rules.first_to_move, rules.id())
     }
 
     /// Bitboard of the pieces of `c`.
@@ -192,6 +241,7 @@ impl Position {
             black,
             kings,
             side: self.side.opponent(),
+            rules: self.rules,
         }
     }
 
@@ -213,6 +263,7 @@ impl Position {
             black: g.rotate(self.white),
             kings: g.rotate(self.kings),
             side: self.side.opponent(),
+            rules: self.rules,
         }
     }
 }

@@ -186,6 +186,39 @@ impl Numbering {
     }
 }
 
+/// A rule set's identity in four bytes, carried by every [`crate::Position`] so that a
+/// position read under one rule set is not probed in another's tables
+/// ([`crate::ProbeError::VariantMismatch`]). [`Rules::id`] packs the rule fields of
+/// [`Rules::encode`] (board, every game rule and the numbering) exactly: two rule sets have the
+/// same id if and only if they encode the same. [`RulesId::board_only`] is the identity of a
+/// position made without rules (by [`crate::index::SliceIndex`], which only knows the board):
+/// any tablebase of that board accepts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RulesId(u32);
+
+/// Set in the id of a whole rule set, clear in a board-only id.
+const FULL_RULES: u32 = 1 << 31;
+
+impl RulesId {
+    /// The identity of a position that knows only its board (side `board`, 8 or 10).
+    #[inline]
+    pub const fn board_only(board: u8) -> RulesId {
+        RulesId(board as u32)
+    }
+
+    /// Whether this is a board-only identity ([`RulesId::board_only`]).
+    #[inline]
+    pub const fn is_board_only(self) -> bool {
+        self.0 & FULL_RULES == 0
+    }
+
+    /// The board side (8 or 10) of the identity.
+    #[inline]
+    pub const fn board(self) -> u8 {
+        self.0 as u8
+    }
+}
+
 /// A variant's rules. Construct from a preset ([`Rules::ENGLISH`], [`Rules::by_name`]), from
 /// the text a player writes ([`Rules::parse`]: `"english,blocked=majority"`, which also names
 /// the rule set), or flip a field of one: `Rules { capture_compulsory: false,
@@ -526,6 +559,37 @@ impl Rules {
         b
     }
 
+    /// This rule set's compact identity: the fields of [`Rules::encode`] packed into 24 bits
+    /// (board 8 bits, then each field in as many bits as its values need), with the
+    /// whole-rules flag. Equal for two rule sets exactly when their encodings are.
+    pub fn id(&self) -> RulesId {
+        let e = self.encode();
+        // (byte of encode, bits it needs): board, first to move, men capture backward, kings,
+        // capture compulsory, precedence (5 values), removal, mid-capture promotion (3),
+        // men capture kings, king landing, blocked (3), numbering (3).
+        const FIELDS: [(usize, u32); 11] = [
+            (2, 1),
+            (3, 1),
+            (4, 1),
+            (5, 1),
+            (6, 3),
+            (7, 1),
+            (8, 2),
+            (9, 1),
+            (10, 1),
+            (11, 2),
+            (12, 2),
+        ];
+        let mut id = u32::from(e[1]);
+        let mut at = 8;
+        for (byte, bits) in FIELDS {
+            debug_assert!(u32::from(e[byte]) < 1 << bits);
+            id |= u32::from(e[byte]) << at;
+            at += bits;
+        }
+        RulesId(id | FULL_RULES)
+    }
+
     /// Number of men each side starts with (12 on 8x8, 20 on 10x10): no legal position has more
     /// pieces of one colour.
     pub fn max_pieces_per_side(&self) -> u32 {
@@ -570,6 +634,49 @@ mod tests {
                 "international-optional"
             ]
         );
+    }
+
+    /// `Rules::id` tells rule sets apart exactly as `encode` does: every preset its own, each
+    /// single-field change of a preset another, the name not part of it.
+    #[test]
+    fn ids_are_distinct_exactly_when_encodings_are() {
+        let mut all: Vec<Rules> = Rules::PRESETS.to_vec();
+        for r in Rules::PRESETS {
+            all.push(Rules {
+                blocked: BlockedOutcome::Draw,
+                ..*r
+            });
+            all.push(Rules {
+                blocked: BlockedOutcome::Majority,
+                ..*r
+            });
+            all.push(Rules {
+                capture_compulsory: !r.capture_compulsory,
+                ..*r
+            });
+            all.push(Rules {
+                precedence: Precedence::KingFirst,
+                ..*r
+            });
+            all.push(Rules {
+                numbering: Numbering::Spanish,
+                ..*r
+            });
+            all.push(Rules {
+                name: "renamed",
+                ..*r
+            });
+        }
+        for a in &all {
+            assert!(!a.id().is_board_only());
+            assert_eq!(a.id().board(), a.board);
+            for b in &all {
+                assert_eq!(a.id() == b.id(), a.encode() == b.encode(), "{a:?} {b:?}");
+            }
+        }
+        assert!(RulesId::board_only(8).is_board_only());
+        assert_ne!(RulesId::board_only(8), Rules::ENGLISH.id());
+        assert_ne!(RulesId::board_only(8), RulesId::board_only(10));
     }
 
     /// The out-of-scope variants of the reference data are not matched by a prefix or a

@@ -3,11 +3,12 @@
 //!
 //! [`TableFile`] is `Send + Sync`: probes may come from many threads at once.
 
+use std::cell::UnsafeCell;
 use std::fmt;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use memmap2::Mmap;
@@ -100,19 +101,101 @@ impl TableError {
     }
 }
 
-/// Blocks each probing thread keeps at hand, direct-mapped by table id and block number. Each
-/// is also counted in (or was recently evicted from) the shared [`BlockCache`], so a thread
-/// holds at most this many blocks beyond the configured bound (4 MiB with 16 KiB blocks); a
-/// cache of 0 bytes keeps none.
+/// Blocks each probing thread keeps at hand, direct-mapped by table id and block number, at
+/// most (4 MiB with 16 KiB blocks). The slots belong to the [`BlockCache`] (one set per
+/// thread, [`THREAD_SETS`] sets), so they go when it goes, and the bytes they hold count in
+/// its bound: all threads' slots together hold at most a quarter of it
+/// ([`BlockCache::new`]); a cache of 0 bytes keeps none.
 const RECENT_SLOTS: usize = 256;
 const _: () = assert!(RECENT_SLOTS.is_power_of_two());
+
+/// Sets of recent-block slots in a cache: thread `n` (numbered as threads first probe)
+/// uses set `n % THREAD_SETS`. Beyond this many threads, two may share a set; a thread that
+/// finds its set in use reads the shared cache instead of waiting.
+const THREAD_SETS: usize = 64;
 
 /// A thread's recently used block: (table id, block number, decompressed bytes).
 type Recent = Option<(u64, u32, Arc<[u8]>)>;
 
+/// One thread's recent-block slots (empty until the thread first keeps a block) and the
+/// bytes they hold.
+#[derive(Default)]
+struct Slots {
+    slots: Vec<Recent>,
+    bytes: u64,
+}
+
+/// A [`Slots`] behind its own try-lock, alone on its cache line: only its thread takes it
+/// (uncontended but for [`BlockCache::clear`] and threads beyond [`THREAD_SETS`]). A
+/// one-flag lock rather than a `Mutex`: taking it is one compare-and-swap and releasing it
+/// a plain store, on every probe's look-up.
+#[derive(Default)]
+#[repr(align(64))]
+struct SlotSet {
+    busy: AtomicBool,
+    slots: UnsafeCell<Slots>,
+}
+
+// SAFETY: `slots` is only reached through a `SlotGuard`, and at most one exists per set at a
+// time (`try_lock` sets `busy` with a compare-and-swap that succeeds for one caller until the
+// guard's drop clears it, with acquire/release ordering between holders). `Slots` is `Send`.
+unsafe impl Sync for SlotSet {}
+
+impl SlotSet {
+    /// The set's slots, if no one else holds them now.
+    #[inline]
+    fn try_lock(&self) -> Option<SlotGuard<'_>> {
+        self.busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| SlotGuard(self))
+    }
+
+    /// The set's slots, waiting for another holder to let go (held only for a look-up).
+    fn lock(&self) -> SlotGuard<'_> {
+        loop {
+            if let Some(g) = self.try_lock() {
+                return g;
+            }
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Exclusive access to one [`SlotSet`]'s slots, released on drop.
+struct SlotGuard<'a>(&'a SlotSet);
+
+impl std::ops::Deref for SlotGuard<'_> {
+    type Target = Slots;
+    #[inline]
+    fn deref(&self) -> &Slots {
+        // SAFETY: this guard holds the set's `busy` flag, so no other reference to the slots
+        // exists (see `SlotSet`'s `Sync`).
+        unsafe { &*self.0.slots.get() }
+    }
+}
+
+impl std::ops::DerefMut for SlotGuard<'_> {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Slots {
+        // SAFETY: as `deref`; `&mut self` makes this the only use of the guard.
+        unsafe { &mut *self.0.slots.get() }
+    }
+}
+
+impl Drop for SlotGuard<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
+    }
+}
+
 thread_local! {
-    static RECENT: std::cell::RefCell<Vec<Recent>> =
-        std::cell::RefCell::new(vec![None; RECENT_SLOTS]);
+    /// This thread's number, given when it first touches a cache.
+    static THREAD_NO: usize = {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    };
 
     /// One zstd decompression context per thread: creating one costs more than decompressing
     /// a small block.
@@ -162,14 +245,6 @@ struct Stripe {
     not_cached: AtomicU64,
 }
 
-thread_local! {
-    /// This thread's stripe of the statistics counters.
-    static STRIPE: usize = {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        (NEXT.fetch_add(1, Ordering::Relaxed) as usize) % STRIPES
-    };
-}
-
 /// What a [`BlockCache`] has done and holds: [`BlockCache::stats`], [`crate::Tablebase::cache_stats`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CacheStats {
@@ -184,33 +259,131 @@ pub struct CacheStats {
     pub bytes: u64,
     /// Blocks held by the shared cache now.
     pub blocks: usize,
-    /// The bound given at creation, in bytes.
+    /// Bytes of decompressed blocks held by the probing threads' recent-block slots now (a
+    /// block also in the shared cache counted again). `bytes + thread_bytes` is at most
+    /// `capacity_bytes`.
+    pub thread_bytes: u64,
+    /// The bound, in bytes: given at creation or by [`BlockCache::set_capacity`].
     pub capacity_bytes: usize,
 }
 
 /// A bounded cache of decompressed blocks, shared by any number of [`TableFile`]s (wrap it in
 /// an `Arc`). Entries are keyed by table id and block number and weighed by their length in
-/// bytes; the total stays near `capacity_bytes`. Safe to use from many threads.
+/// bytes. Safe to use from many threads.
+///
+/// # Memory
+/// `capacity_bytes` bounds every decompressed block it holds: three quarters for the shared
+/// cache, a quarter for the recent-block slots of the threads probing through it (each
+/// thread keeps up to 256 blocks at hand while the quarter lasts; first come, first served).
+/// [`CacheStats::bytes`] and [`CacheStats::thread_bytes`] say what is held. Everything is
+/// freed when the cache is dropped (with the last [`TableFile`] and
+/// [`crate::Tablebase`] using it), whether or not the probing threads still run;
+/// [`BlockCache::clear`] frees it at once and [`BlockCache::set_capacity`] changes the
+/// bound. Outside the bound: each probing thread's zstd decompression context (about 100
+/// KiB, kept until the thread exits) and blocks in use by a probe under way.
 pub struct BlockCache {
     cache: Cache<BlockKey, Arc<[u8]>, ByteWeighter>,
-    capacity_bytes: usize,
+    capacity_bytes: AtomicUsize,
+    /// Bytes the threads' slots may hold together: `capacity_bytes / 4`.
+    thread_budget: AtomicU64,
+    /// Bytes the threads' slots hold now (the sum of their [`Slots::bytes`]).
+    thread_bytes: AtomicU64,
+    threads: Box<[SlotSet]>,
     stripes: [Stripe; STRIPES],
 }
 
+/// The shared cache's part of a bound of `capacity` bytes, and the threads' slots' part.
+fn split_capacity(capacity: usize) -> (u64, u64) {
+    let threads = capacity as u64 / 4;
+    (capacity as u64 - threads, threads)
+}
+
 impl BlockCache {
-    /// A cache holding up to about `capacity_bytes` bytes of decompressed blocks. A block larger
-    /// than the cache (or than one of its internal shards) is returned but not kept.
+    /// A cache holding up to `capacity_bytes` bytes of decompressed blocks, the probing
+    /// threads' recent blocks included (see [Memory](BlockCache#memory)). A block larger than
+    /// the shared cache's part (or than one of its internal shards) is returned but not kept.
     pub fn new(capacity_bytes: usize) -> BlockCache {
-        let items = (capacity_bytes / TYPICAL_BLOCK_BYTES).max(1);
+        let (shared, threads) = split_capacity(capacity_bytes);
+        let items = (shared as usize / TYPICAL_BLOCK_BYTES).max(1);
         BlockCache {
-            cache: Cache::with_weighter(items, capacity_bytes as u64, ByteWeighter),
-            capacity_bytes,
+            cache: Cache::with_weighter(items, shared, ByteWeighter),
+            capacity_bytes: AtomicUsize::new(capacity_bytes),
+            thread_budget: AtomicU64::new(threads),
+            thread_bytes: AtomicU64::new(0),
+            threads: (0..THREAD_SETS).map(|_| SlotSet::default()).collect(),
             stripes: Default::default(),
         }
     }
 
     fn stripe(&self) -> &Stripe {
-        &self.stripes[STRIPE.with(|s| *s)]
+        &self.stripes[THREAD_NO.with(|n| *n) % STRIPES]
+    }
+
+    /// This thread's slot set, if no other thread holds it now.
+    #[inline]
+    fn my_slots(&self) -> Option<SlotGuard<'_>> {
+        self.threads[THREAD_NO.with(|n| *n) % THREAD_SETS].try_lock()
+    }
+
+    /// Keeps `raw` (block `block` of table `id`) in slot `slot` of this thread's set, if the
+    /// threads' part of the bound has room for it.
+    fn keep_recent(&self, slot: usize, id: u64, block: u32, raw: Arc<[u8]>) {
+        let Some(mut set) = self.my_slots() else {
+            return;
+        };
+        let add = raw.len() as u64;
+        let budget = self.thread_budget.load(Ordering::Relaxed);
+        if set.slots.is_empty() {
+            if add > budget {
+                return;
+            }
+            set.slots = vec![None; RECENT_SLOTS];
+        }
+        let old = set.slots[slot]
+            .as_ref()
+            .map_or(0, |(_, _, r)| r.len() as u64);
+        // Reserve the difference first, and only if it fits, so that threads filling slots
+        // at once stay within the budget together at every moment.
+        if add > old {
+            let grow = add - old;
+            let reserved =
+                self.thread_bytes
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+                        (held + grow <= budget).then_some(held + grow)
+                    });
+            if reserved.is_err() {
+                return;
+            }
+        } else {
+            self.thread_bytes.fetch_sub(old - add, Ordering::Relaxed);
+        }
+        set.bytes = set.bytes - old + add;
+        set.slots[slot] = Some((id, block, raw));
+    }
+
+    /// Empties every thread's slots (taking each set's lock in turn).
+    fn clear_threads(&self) {
+        for set in self.threads.iter() {
+            let mut s = set.lock();
+            let freed = std::mem::take(&mut *s);
+            self.thread_bytes.fetch_sub(freed.bytes, Ordering::Relaxed);
+        }
+    }
+
+    /// Bytes held by the threads' recent-block slots now.
+    pub fn thread_bytes(&self) -> u64 {
+        self.thread_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Sets the bound to `capacity_bytes` (shrinking or growing): the shared cache evicts
+    /// down to its new part at once and every thread's slots are emptied (they refill within
+    /// the new part). 0 keeps no block from then on.
+    pub fn set_capacity(&self, capacity_bytes: usize) {
+        let (shared, threads) = split_capacity(capacity_bytes);
+        self.capacity_bytes.store(capacity_bytes, Ordering::Relaxed);
+        self.thread_budget.store(threads, Ordering::Relaxed);
+        self.cache.set_capacity(shared);
+        self.clear_threads();
     }
 
     /// Hits, misses and cache-only misses counted since creation (or [`BlockCache::reset_stats`]),
@@ -228,7 +401,8 @@ impl BlockCache {
             not_cached: sum(|s| &s.not_cached),
             bytes: self.weight(),
             blocks: self.len(),
-            capacity_bytes: self.capacity_bytes,
+            thread_bytes: self.thread_bytes(),
+            capacity_bytes: self.capacity_bytes(),
         }
     }
 
@@ -246,12 +420,14 @@ impl BlockCache {
         }
     }
 
-    /// The capacity given to [`BlockCache::new`], in bytes.
+    /// The bound given to [`BlockCache::new`] (or [`BlockCache::set_capacity`]), in bytes.
+    #[inline]
     pub fn capacity_bytes(&self) -> usize {
-        self.capacity_bytes
+        self.capacity_bytes.load(Ordering::Relaxed)
     }
 
-    /// Bytes of decompressed blocks held now.
+    /// Bytes of decompressed blocks held now by the shared cache (not counting the threads'
+    /// slots: [`BlockCache::thread_bytes`]).
     pub fn weight(&self) -> u64 {
         self.cache.weight()
     }
@@ -266,9 +442,10 @@ impl BlockCache {
         self.cache.is_empty()
     }
 
-    /// Drops every cached block.
+    /// Drops every cached block, the threads' recent blocks included.
     pub fn clear(&self) {
         self.cache.clear();
+        self.clear_threads();
     }
 
     fn get_or_load(
@@ -306,8 +483,9 @@ impl BlockCache {
 impl fmt::Debug for BlockCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BlockCache")
-            .field("capacity_bytes", &self.capacity_bytes)
+            .field("capacity_bytes", &self.capacity_bytes())
             .field("weight", &self.weight())
+            .field("thread_bytes", &self.thread_bytes())
             .field("len", &self.len())
             .finish()
     }
@@ -459,11 +637,7 @@ impl TableFile {
         }
         let raw = self.read_block(block)?;
         let v = unpack_value(width, &raw, offset).map_err(|e| self.format_error(e));
-        RECENT.with(|r| {
-            if let Ok(mut r) = r.try_borrow_mut() {
-                r[slot] = Some((self.id, block, raw));
-            }
-        });
+        self.cache.keep_recent(slot, self.id, block, raw);
         v
     }
 
@@ -493,11 +667,7 @@ impl TableFile {
         };
         let v =
             unpack_value(self.header.value_width, &raw, offset).map_err(|e| self.format_error(e));
-        RECENT.with(|r| {
-            if let Ok(mut r) = r.try_borrow_mut() {
-                r[slot] = Some((self.id, block, raw));
-            }
-        });
+        self.cache.keep_recent(slot, self.id, block, raw);
         v.map(Some)
     }
 
@@ -522,14 +692,14 @@ impl TableFile {
         offset: usize,
     ) -> Option<Result<u16, TableError>> {
         let width = self.header.value_width;
-        let hit = RECENT.with(|r| {
-            r.try_borrow().ok().and_then(|r| match &r[slot] {
-                Some((id, b, raw)) if *id == self.id && *b == block => {
-                    Some(unpack_value(width, raw, offset))
-                }
-                _ => None,
-            })
-        })?;
+        let set = self.cache.my_slots()?;
+        let hit = match set.slots.get(slot) {
+            Some(Some((id, b, raw))) if *id == self.id && *b == block => {
+                unpack_value(width, raw, offset)
+            }
+            _ => return None,
+        };
+        drop(set);
         self.cache.stripe().hits.fetch_add(1, Ordering::Relaxed);
         Some(hit.map_err(|e| self.format_error(e)))
     }

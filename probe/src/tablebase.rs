@@ -25,7 +25,7 @@ use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
 use crate::position::{Position, PositionError};
-use crate::rules::{Color, Rules};
+use crate::rules::{Color, Rules, RulesId};
 use crate::table::{BlockCache, CacheStats, TableError, TableFile};
 use crate::value::{self, code_of_wld, goodness, parent_code, plies_of, wld_of, ValueSource, Wld};
 
@@ -36,6 +36,20 @@ pub enum ProbeError {
     /// The position is not legal under the tablebase's rules.
     #[error("illegal position: {0}")]
     IllegalPosition(#[from] PositionError),
+    /// The position was read or made under other rules than the tablebase's (its
+    /// [`Position::rules_id`] is another rule set's, or another board's): its pieces would
+    /// be valued under rules it does not belong to. Parse the FEN with the tablebase's rules
+    /// ([`Tablebase::rules`]), or re-check the position with [`Position::with_rules`].
+    #[error(
+        "the position is of other rules ({position}) than the tablebase's ({tablebase}): parse it with the tablebase's rules"
+    )]
+    VariantMismatch {
+        /// The rule set the position was checked against: a preset's name, `"8x8 board"`
+        /// for a board-only position, or `"another rule set"`.
+        position: String,
+        /// The tablebase's rule set (its canonical name).
+        tablebase: &'static str,
+    },
     /// The side not to move has no pieces: the game ended with the previous move (or never
     /// started: an empty board). A side to move with no pieces, facing pieces, has lost: a
     /// value, not an error.
@@ -140,6 +154,8 @@ struct Entry {
 /// `&self` and may come from many threads.
 pub struct Tablebase {
     rules: Rules,
+    /// `rules.id()`, compared with every probed position's.
+    rules_id: RulesId,
     cache: Arc<BlockCache>,
     tables: HashMap<(Material, ValueKind), Entry>,
 }
@@ -192,12 +208,19 @@ impl Tablebase {
         Tablebase::with_cache_bytes(rules, DEFAULT_CACHE_BYTES)
     }
 
-    /// An empty tablebase whose block cache holds at most about `bytes` of decompressed data.
+    /// An empty tablebase whose block cache holds at most `bytes` of decompressed data: the
+    /// shared cache and the recent blocks each probing thread keeps at hand together (a
+    /// quarter of the bound at most for the threads'; see [`BlockCache`]'s Memory section).
+    /// All of it is freed when the tablebase is dropped, or by [`Tablebase::clear_cache`];
+    /// [`Tablebase::set_cache_bytes`] changes the bound.
+    ///
     /// The rules are taken under their canonical name ([`Rules::named`]), which names the
     /// files looked for.
     pub fn with_cache_bytes(rules: Rules, bytes: usize) -> Tablebase {
+        let rules = rules.named();
         Tablebase {
-            rules: rules.named(),
+            rules_id: rules.id(),
+            rules,
             cache: Arc::new(BlockCache::new(bytes)),
             tables: HashMap::new(),
         }
@@ -322,6 +345,10 @@ impl Tablebase {
     }
 
     fn check(&self, pos: &Position) -> Result<(), ProbeError> {
+        let id = pos.rules_id();
+        if id != self.rules_id && id != RulesId::board_only(self.rules.board) {
+            return Err(self.variant_mismatch(id));
+        }
         Position::new(
             &self.rules,
             pos.white(),
@@ -333,6 +360,22 @@ impl Tablebase {
             return Err(ProbeError::GameOver);
         }
         Ok(())
+    }
+
+    #[cold]
+    fn variant_mismatch(&self, id: RulesId) -> ProbeError {
+        let position = if id.is_board_only() {
+            format!("{0}x{0} board", id.board())
+        } else {
+            Rules::PRESETS
+                .iter()
+                .find(|r| r.id() == id)
+                .map_or("another rule set".to_string(), |r| r.name.to_string())
+        };
+        ProbeError::VariantMismatch {
+            position,
+            tablebase: self.rules.name,
+        }
     }
 
     fn code(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
@@ -426,10 +469,19 @@ impl Tablebase {
         self.cache.stats()
     }
 
-    /// Drops every block held by the shared cache (each thread's few recent blocks stay until
-    /// replaced).
+    /// Drops every block held in memory: the shared cache's and every probing thread's
+    /// recent blocks ([`CacheStats::bytes`] and [`CacheStats::thread_bytes`] become 0).
+    /// Dropping the tablebase frees them as well, and unmaps its files.
     pub fn clear_cache(&self) {
         self.cache.clear()
+    }
+
+    /// Changes the bound on decompressed blocks held in memory to `bytes` (the probing
+    /// threads' recent blocks included, as for [`Tablebase::with_cache_bytes`]): a smaller
+    /// bound evicts at once, and every thread's recent blocks are dropped. 0 keeps no block
+    /// from then on. Probes may run meanwhile.
+    pub fn set_cache_bytes(&self, bytes: usize) {
+        self.cache.set_capacity(bytes)
     }
 
     /// Sets the cache's hit and miss counters to zero.

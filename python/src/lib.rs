@@ -56,7 +56,11 @@ impl Failure {
     fn of_probe(e: ProbeError) -> Failure {
         let m = dtb_probe::report(&e);
         match e {
-            ProbeError::IllegalPosition(_) | ProbeError::GameOver => Failure::Position(m),
+            // A position of other rules cannot come from Python (every FEN is read with the
+            // tablebase's rules); were one to, it is not a position of this tablebase.
+            ProbeError::IllegalPosition(_)
+            | ProbeError::GameOver
+            | ProbeError::VariantMismatch { .. } => Failure::Position(m),
             ProbeError::MissingTable { .. } => Failure::Missing(m),
             ProbeError::Table(_) | ProbeError::Mismatch { .. } => Failure::Table(m),
             ProbeError::Directory { .. } | ProbeError::CapturePosition => Failure::Other(m),
@@ -309,7 +313,8 @@ impl Tablebase {
         .map_err(Failure::into_py)
     }
 
-    /// The block cache's counters: hits, misses, not_cached, bytes, blocks, capacity_bytes.
+    /// The block cache's counters: hits, misses, not_cached, bytes, blocks, thread_bytes (the
+    /// probing threads' recent blocks; bytes + thread_bytes <= capacity_bytes), capacity_bytes.
     fn cache_stats(&self) -> std::collections::HashMap<&'static str, u64> {
         let s = self.tb.cache_stats();
         [
@@ -318,6 +323,7 @@ impl Tablebase {
             ("not_cached", s.not_cached),
             ("bytes", s.bytes),
             ("blocks", s.blocks as u64),
+            ("thread_bytes", s.thread_bytes),
             ("capacity_bytes", s.capacity_bytes as u64),
         ]
         .into_iter()

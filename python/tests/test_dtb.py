@@ -128,6 +128,7 @@ def test_cache_stats(tb):
     tb.probe("W:WK32:BK26")
     s = tb.cache_stats()
     assert s["hits"] + s["misses"] > 0 and s["bytes"] > 0 and s["capacity_bytes"] == 64 << 20
+    assert s["bytes"] + s["thread_bytes"] <= s["capacity_bytes"]
 
 
 def test_type_stubs_are_installed():

@@ -73,9 +73,10 @@ impl From<FenError> for ApiError {
 impl From<ProbeError> for ApiError {
     fn from(e: ProbeError) -> ApiError {
         match e {
-            ProbeError::IllegalPosition(_) | ProbeError::GameOver | ProbeError::CapturePosition => {
-                ApiError::BadRequest(e.to_string())
-            }
+            ProbeError::IllegalPosition(_)
+            | ProbeError::GameOver
+            | ProbeError::CapturePosition
+            | ProbeError::VariantMismatch { .. } => ApiError::BadRequest(e.to_string()),
             ProbeError::MissingTable { .. } => ApiError::NotFound(e.to_string()),
             ProbeError::Table(_) | ProbeError::Mismatch { .. } | ProbeError::Directory { .. } => {
                 ApiError::Internal {

@@ -77,6 +77,50 @@ fn malformed_fen_matrix() {
         ("W:WK6:B6", DuplicateSquare(6)),
         ("W:W9-7:B1", BadRange("9-7".into())),
         ("W:WK9-7:B1", BadRange("K9-7".into())),
+        // Algebraic squares (issue 22): light, off the board, ranges, malformed.
+        ("W:Wa2:B6", LightSquare("a2".into())),
+        ("W:WKb1:B6", LightSquare("b1".into())),
+        (
+            "W:Wi1:B6",
+            OffBoardSquare {
+                square: "i1".into(),
+                board: 8,
+                last_file: 'h',
+            },
+        ),
+        (
+            "W:W5:Bc9",
+            OffBoardSquare {
+                square: "c9".into(),
+                board: 8,
+                last_file: 'h',
+            },
+        ),
+        (
+            "W:Wj10:B6",
+            OffBoardSquare {
+                square: "j10".into(),
+                board: 8,
+                last_file: 'h',
+            },
+        ),
+        ("W:Wa1-c3:B6", AlgebraicRange("a1-c3".into())),
+        ("W:W5-c3:B6", AlgebraicRange("5-c3".into())),
+        ("W:Wa:B6", BadSquare("a".into())),
+        ("W:Wa1x:B6", BadSquare("a1x".into())),
+        ("W:Wa100:B6", BadSquare("a100".into())),
+        ("W:W29,a1:B6", DuplicateSquare(29)),
+        ("W:Wé1:B6", BadSquare("é1".into())),
+        // Trailing move counters (issue 22): out of order, repeated, empty, not numbers,
+        // or standing where a piece list must.
+        ("W:W5:B6:F1:H0", FieldCount(4)),
+        ("W:W5:B6:H0:H0", FieldCount(4)),
+        ("W:W5:B6:H", FieldCount(4)),
+        ("W:W5:B6:Hx", FieldCount(4)),
+        ("W:W5:B6:H0:F1:X", FieldCount(6)),
+        ("W:H0", BadColorField("H0".into())),
+        ("W:W5:H0:B6", FieldCount(4)),
+        ("[FEN \"W:W5:B6", BadSideToMove("[FEN \"W".into())),
     ];
     for (f, want) in cases {
         assert_eq!(fen::parse(f, &E), Err(want), "{f:?}");
@@ -103,6 +147,17 @@ fn accepted_fen_forms() {
     assert_eq!(start, Position::start(&E));
     let kings = fen::parse("W:WK1-3:B", &E).unwrap();
     assert_eq!(kings.kings(), 0b111);
+    // Issue 22: algebraic squares, a PDN tag, trailing move counters, and all at once.
+    for f in [
+        "W:Wa7,Kd2:Bg7",
+        "W:WA7,KD2:BG7",
+        "W:W5,K26:B8:H0:F1",
+        "W:W5,K26:B8:H12",
+        "[FEN \"W:W5,K26:B8\"]",
+        "[FEN \"W:Wa7,Kd2:Bg7:H3:F40\"]",
+    ] {
+        assert_eq!(fen::parse(f, &E), Ok(p), "{f:?}");
+    }
 }
 
 /// Pieces that parse but do not form a legal position.
@@ -432,18 +487,39 @@ fn blocked_side_to_move_loses() {
 #[test]
 fn other_variants_are_refused() {
     let tb = tb4();
-    // A 10x10 position (square 45) probed on the English tables.
+    // A 10x10 position (square 45) probed on the English tables: a position of other rules
+    // (issue 22), and its pieces re-checked under English rules are off the board.
     let intl = fen::parse("W:W45:B5", &Rules::INTERNATIONAL).unwrap();
     match tb.probe_wld(&intl) {
-        Err(ProbeError::IllegalPosition(PositionError::OffBoard { square, board })) => {
-            assert_eq!((square, board), (45, 8));
+        Err(ProbeError::VariantMismatch {
+            position,
+            tablebase,
+        }) => {
+            assert_eq!((position.as_str(), tablebase), ("international", "english"));
         }
-        other => panic!("expected OffBoard, got {other:?}"),
+        other => panic!("expected VariantMismatch, got {other:?}"),
     }
     assert!(matches!(
         tb.best_move(&intl),
-        Err(ProbeError::IllegalPosition(_))
+        Err(ProbeError::VariantMismatch { .. })
     ));
+    assert_eq!(
+        intl.with_rules(&E),
+        Err(PositionError::OffBoard {
+            square: 45,
+            board: 8
+        })
+    );
+    // The same pieces read under Russian rules are not an English position either.
+    let ru = fen::parse("W:WK32:BK26", &Rules::RUSSIAN).unwrap();
+    assert!(matches!(
+        tb.probe_dtw(&ru),
+        Err(ProbeError::VariantMismatch {
+            tablebase: "english",
+            ..
+        })
+    ));
+    assert_eq!(tb.probe_wld(&ru.with_rules(&E).unwrap()).unwrap(), Wld::Win);
     // An International tablebase over the English directory finds no table.
     let itb = Tablebase::open(english4(), Rules::INTERNATIONAL).unwrap();
     assert_eq!(itb.max_pieces(), 0);
@@ -905,11 +981,31 @@ fn cli_probe_answers_every_bad_input_with_an_error_object() {
         "W:WK1,K2,K3:BK30,K31",
         "W:W18:B",
         "\"\"",
+        // Issue 22's new inputs: algebraic squares, trailing fields, tags.
+        "W:Wa2:B6",
+        "W:Wi1:B6",
+        "W:Wa1-c3:B6",
+        "W:Wb8:Bh2",
+        "W:W5:B6:F1:H0",
+        "W:W5:B6:H0:F1:X",
+        "[FEN \"W:W5:B6",
+        // Text a naive JSON writer would break on: quotes, backslashes, control characters,
+        // a lone combining mark, bidirectional and non-characters, a long line.
+        "W:W\"5\\:B6",
+        "W:W5\u{1}\u{1f}\u{7f}:B6\t\r",
+        "W:W5:B6\u{2028}\u{2029}\u{202e}\u{feff}\u{fffe}",
+        "\u{301}",
+        "</script><script>",
     ];
+    let long = format!("W:W{}:B6", "5,".repeat(2000));
+    let bad: Vec<&str> = bad.iter().copied().chain([long.as_str()]).collect();
+    // The directory given twice (issue 22: a search path, the first copy wins).
     let out = Command::new(dtb_tests::dtb_binary())
         .args(["probe", "--variant", "english", "--json", "--dir"])
         .arg(english4())
-        .args(bad)
+        .arg("--dir")
+        .arg(english4())
+        .args(&bad)
         .arg("W:W29:B25,22")
         .output()
         .unwrap();
@@ -917,12 +1013,24 @@ fn cli_probe_answers_every_bad_input_with_an_error_object() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     let text = String::from_utf8(out.stdout).unwrap();
+    // A strict consumer: one object a line, no raw control character or line separator
+    // inside a line (JSON forbids the first; JavaScript's JSON.parse before ES2019 and line
+    // readers split on the second), nothing but whole JSON values.
+    assert!(text.ends_with('\n'));
+    for l in text.lines() {
+        assert!(
+            !l.chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            "unescaped character in {l:?}"
+        );
+        assert!(l.starts_with('{') && l.ends_with('}'), "{l:?}");
+    }
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines.len(), bad.len() + 1);
-    for (o, f) in lines.iter().zip(bad) {
+    for (o, f) in lines.iter().zip(bad.iter().copied()) {
         assert_eq!(o["fen"], Value::from(f));
         let e = o["error"].as_str().unwrap_or_else(|| panic!("{f}: {o}"));
         assert!(!e.is_empty());

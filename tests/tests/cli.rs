@@ -972,3 +972,35 @@ fn closed_standard_output_ends_the_command_quietly() {
         assert!(err.is_empty(), "{args:?}: {err}");
     }
 }
+
+/// Issue 22: the command line reads algebraic squares for every variant and writes each
+/// variant's positions as its players do: Russian algebraic, English and International in
+/// numbers (as before). `perft --json` echoes the position it counted from.
+#[test]
+fn positions_are_read_algebraically_and_written_as_the_variant_writes_them() {
+    let echo = |variant: &str, f: &str| -> (String, u64) {
+        let out = dtb()
+            .args(["perft", "--variant", variant, "--depth", "2", "--json", f])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{variant} {f}: {out:?}");
+        let o: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            o["fen"].as_str().unwrap().to_string(),
+            o["nodes"].as_u64().unwrap(),
+        )
+    };
+    let (ru, n) = echo("russian", "W:Wh6,c1:Bg7,c5,d2");
+    assert_eq!(ru, "W:Wc1,h6:Bd2,c5,g7");
+    assert_eq!(echo("russian", "W:W12,30:B8,14,26"), (ru, n));
+    assert_eq!(echo("english", "W:Wh6,c1:Bg7,c5,d2").0, "W:W12,30:B8,14,26");
+    assert_eq!(echo("international", "W:Wa1:Bj10").0, "W:W46:B5");
+    // A light square is an error line and status 2, naming the square.
+    let out = dtb()
+        .args(["perft", "--variant", "russian", "--depth", "1", "W:Wa2:B6"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("\"a2\" is a light square"), "{err}");
+}

@@ -426,3 +426,78 @@ fn variants_in_words_and_overrides_on_the_command_line() {
         "{err}"
     );
 }
+
+/// Issue 22, defect 2: a position carries its rules. `W:WK32:BK26` read under English rules
+/// (a win in 9 there) and probed in Russian tables was answered as a Russian draw; now the
+/// Russian tablebase refuses it, naming both rule sets, through every probe, while the same
+/// FEN read under Russian rules (or the English position re-checked with `with_rules`)
+/// answers its Russian value. An International position is refused the same way, and a
+/// board-only position (made by an index) of the right board is accepted.
+#[test]
+fn a_position_of_other_rules_is_refused() {
+    let ru = Rules::RUSSIAN;
+    let tb = Tablebase::open(tables("russian"), ru).unwrap();
+    let en = Tablebase::open(tables("english"), Rules::ENGLISH).unwrap();
+    let english = fen::parse("W:WK32:BK26", &Rules::ENGLISH).unwrap();
+    let russian = fen::parse("W:WK32:BK26", &ru).unwrap();
+    assert_eq!(english, russian, "the same pieces");
+    assert_eq!(en.probe_dtw(&english).unwrap(), dtw(Wld::Win, Some(9)));
+    assert_eq!(tb.probe_wld(&russian).unwrap(), Wld::Draw);
+    assert_eq!(
+        tb.probe_wld(&english.with_rules(&ru).unwrap()).unwrap(),
+        Wld::Draw
+    );
+    let refused = |r: Result<(), ProbeError>, position: &str| match r {
+        Err(ProbeError::VariantMismatch {
+            position: p,
+            tablebase,
+        }) => {
+            assert_eq!((p.as_str(), tablebase), (position, "russian"));
+        }
+        other => panic!("{position}: not refused: {other:?}"),
+    };
+    refused(tb.probe_wld(&english).map(drop), "english");
+    refused(tb.probe_dtw(&english).map(drop), "english");
+    refused(tb.probe_wld_cached(&english).map(drop), "english");
+    refused(tb.probe_dtw_cached(&english).map(drop), "english");
+    refused(tb.probe_quiet_wld(&english).map(drop), "english");
+    refused(tb.probe_quiet_dtw(&english).map(drop), "english");
+    refused(tb.best_move(&english).map(drop), "english");
+    refused(tb.probe_moves(&english).map(drop), "english");
+    refused(tb.probe_moves_wld(&english).map(drop), "english");
+    // The other way round, and another board.
+    assert!(matches!(
+        en.probe_wld(&russian),
+        Err(ProbeError::VariantMismatch {
+            tablebase: "english",
+            ..
+        })
+    ));
+    let international = fen::parse("W:WK46:BK5", &Rules::INTERNATIONAL).unwrap();
+    refused(tb.probe_wld(&international).map(drop), "international");
+    // A rule set that is not a preset is named as such; the message names both.
+    let majority = fen::parse("W:WK32:BK26", &rules("russian,blocked=majority")).unwrap();
+    let e = tb.probe_wld(&majority).unwrap_err();
+    refused(Err(e.clone()), "another rule set");
+    assert_eq!(
+        e.to_string(),
+        "the position is of other rules (another rule set) than the tablebase's (russian): \
+         parse it with the tablebase's rules"
+    );
+    // Positions made from a refused one stay refused; a board-only one is accepted.
+    refused(
+        tb.probe_wld(&english.flipped(ru.geometry())).map(drop),
+        "english",
+    );
+    let m = english.material();
+    let ix = dtb_probe::internal::index::SliceIndex::new(m, ru.geometry());
+    let board_only = ix.unindex(ix.index(&english), dtb_probe::Color::White);
+    assert!(board_only.rules_id().is_board_only());
+    assert_eq!(tb.probe_wld(&board_only).unwrap(), Wld::Draw);
+    let ix10 = dtb_probe::internal::index::SliceIndex::new(m, Rules::INTERNATIONAL.geometry());
+    refused(
+        tb.probe_wld(&ix10.unindex(0, dtb_probe::Color::White))
+            .map(drop),
+        "10x10 board",
+    );
+}

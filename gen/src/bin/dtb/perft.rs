@@ -58,14 +58,14 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if json {
         outln!(
             "{}",
-            json!({"variant": rules.name, "fen": fen::write_for(&pos, &rules), "depth": depth,
+            json!({"variant": rules.name, "fen": fen::write_customary(&pos, &rules), "depth": depth,
                    "counting": format!("{counting:?}").to_lowercase(), "nodes": nodes, "seconds": secs})
         );
     } else {
         outln!("{nodes}");
         eprintln!(
             "perft {} depth {depth} ({:?}): {nodes} nodes in {secs:.2} s",
-            fen::write_for(&pos, &rules),
+            fen::write_customary(&pos, &rules),
             counting
         );
     }

@@ -173,7 +173,9 @@ fn error_kind(e: &anyhow::Error) -> &'static str {
                 ProbeError::GameOver => "game_over",
                 ProbeError::MissingTable { .. } => "missing_table",
                 ProbeError::Table(_) => "corrupt_table",
-                ProbeError::Mismatch { .. } => "variant_mismatch",
+                ProbeError::Mismatch { .. } | ProbeError::VariantMismatch { .. } => {
+                    "variant_mismatch"
+                }
                 ProbeError::Directory { .. } => "directory",
                 ProbeError::CapturePosition => "capture_position",
             };
@@ -188,15 +190,28 @@ fn error_kind(e: &anyhow::Error) -> &'static str {
     "error"
 }
 
+/// One JSON object as a line for the most careful reader: serde_json's text with DEL, the C1
+/// controls and the line and paragraph separators (U+2028, U+2029; legal in JSON, but line
+/// breaks to JavaScript before ES2019 and to some line readers) escaped as `\uXXXX` as well.
+/// They can only stand inside strings (echoed FEN text), where the escape reads back the same.
+fn json_line(v: &serde_json::Value) -> String {
+    let mut s = String::new();
+    for c in v.to_string().chars() {
+        if matches!(c, '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}') {
+            s.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            s.push(c);
+        }
+    }
+    s
+}
+
 /// Print why position `f` got no answer: a JSON object on standard output, or a line on
 /// standard error.
 fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -> Result<()> {
     if json {
-        writeln!(
-            out,
-            "{}",
-            json!({"fen": f, "error": error_line(e), "kind": error_kind(e)})
-        )?;
+        let o = json!({"fen": f, "error": error_line(e), "kind": error_kind(e)});
+        writeln!(out, "{}", json_line(&o))?;
     } else {
         eprintln!("dtb: {}: {}", shown(f), error_line(e));
     }
@@ -219,7 +234,7 @@ fn answer_probe(
                 if let Some(m) = &a.missing {
                     o["missing"] = json!(m);
                 }
-                writeln!(out, "{o}")?;
+                writeln!(out, "{}", json_line(&o))?;
             } else {
                 let mut line = format!("{f}  {}", a.wld);
                 if let Some(d) = a.dtw {
@@ -269,7 +284,7 @@ fn answer_moves(
                 (
                     pdn_in_for(rules, &r.mv, &all),
                     r.for_mover(),
-                    fen::write_for(&r.mv.apply_unchecked(&pos), rules),
+                    fen::write_customary(&r.mv.apply_unchecked(&pos), rules),
                 )
             })
             .collect();
@@ -294,7 +309,7 @@ fn answer_moves(
         if let Some(m) = &a.missing {
             o["missing"] = json!(m);
         }
-        writeln!(out, "{o}")?;
+        writeln!(out, "{}", json_line(&o))?;
     } else {
         let mut head = format!("{f}  {}", a.wld);
         if let Some(d) = a.dtw {
@@ -385,7 +400,7 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)
         } else {
             tb.probe_dtw(&pos)?.plies
         };
-        steps.push((name, after, fen::write_for(&pos, rules)));
+        steps.push((name, after, fen::write_customary(&pos, rules)));
     }
     let cut = start.plies.is_none() && steps.len() == limit;
     Ok((steps, cut))
