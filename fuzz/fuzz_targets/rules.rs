@@ -14,16 +14,28 @@ fuzz_target!(|data: &[u8]| {
     let Ok(rules) = Rules::parse(spec) else {
         return;
     };
-    let again = Rules::parse(&rules.spec())
-        .unwrap_or_else(|e| panic!("{spec:?} parsed, but its spec {:?} does not: {e}", rules.spec()));
+    let again = Rules::parse(&rules.spec()).unwrap_or_else(|e| {
+        panic!(
+            "{spec:?} parsed, but its spec {:?} does not: {e}",
+            rules.spec()
+        )
+    });
     assert_eq!(again.encode(), rules.encode(), "{spec:?}");
     assert_eq!(again.name, rules.name, "{spec:?}");
     assert_eq!(again.id(), rules.id(), "{spec:?}");
-    assert_eq!(rules.named().name, rules.name, "{spec:?}: not under its canonical name");
+    assert_eq!(
+        rules.named().name,
+        rules.name,
+        "{spec:?}: not under its canonical name"
+    );
     let _ = rules.fields();
     if let Ok(pos) = fen::parse(fen_text, &rules) {
         assert_eq!(pos.rules_id(), rules.id());
         let written = fen::write_customary(&pos, &rules);
-        assert_eq!(fen::parse(&written, &rules), Ok(pos), "{spec:?}: {written:?}");
+        assert_eq!(
+            fen::parse(&written, &rules),
+            Ok(pos),
+            "{spec:?}: {written:?}"
+        );
     }
 });
