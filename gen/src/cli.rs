@@ -179,6 +179,45 @@ enum Command {
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         sample: Option<u64>,
     },
+    /// Re-encode finished WLD tables in format version 3: threat positions (the side not to
+    /// move has a capture; a one-ply search answers them) become "don't care", and the
+    /// files get smaller. Values are copied, not solved again; unless --no-check, every
+    /// threat position's answer from the new files is compared with the value the old file
+    /// stored. DTW files are not copied. Version 3 files are copied as they are.
+    Repack {
+        /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
+        #[arg(long, default_value = "english")]
+        variant: String,
+        /// Directory holding the finished WLD tables (all slices up to some number of pieces).
+        #[arg(long)]
+        from: PathBuf,
+        /// Directory to write the version 3 tables to (created if missing; not --from).
+        #[arg(long)]
+        out: PathBuf,
+        /// zstd settings, as for `dtb gen --zstd` (default: what `dtb gen` uses).
+        #[arg(long, value_name = "SPEC")]
+        zstd: Option<CompressionParams>,
+        /// How "don't care" positions are filled: major (the block's most common value) or
+        /// prev (the value before, extending runs).
+        #[arg(long, value_enum, default_value_t = FillArg::Major)]
+        fill: FillArg,
+        /// Positions a block in the new files (a multiple of 64; default: the old files').
+        #[arg(long, value_name = "N")]
+        block_len: Option<u32>,
+        /// Skip comparing the threat positions' new answers with the old values.
+        #[arg(long)]
+        no_check: bool,
+        /// Repack only the slices of at most N pieces.
+        #[arg(long, value_name = "N")]
+        pieces: Option<u32>,
+        /// Write nothing: estimate each slice's new size from every Nth block (for sets too
+        /// large to repack in the time at hand).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        estimate: Option<u32>,
+        /// One JSON object per slice and a summary.
+        #[arg(long)]
+        json: bool,
+    },
     /// Count the leaves of the legal-move tree (move generator check).
     Perft {
         /// Variant: a preset, then any FIELD=VALUE overrides (`dtb variants`).
@@ -277,6 +316,14 @@ enum Emit {
     Make,
     /// A bash script that submits the missing units to Slurm.
     Slurm,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FillArg {
+    /// The most common value among the block's other positions.
+    Major,
+    /// The value before in index order.
+    Prev,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -385,6 +432,32 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> Result<ExitCode> {
             sample,
         } => verify(&variant, &dir, json, sample),
         Command::Info { dir, json } => info(&dir, json),
+        Command::Repack {
+            variant,
+            from,
+            out,
+            zstd,
+            fill,
+            block_len,
+            no_check,
+            pieces,
+            estimate,
+            json,
+        } => {
+            let rules = rules_named(&variant)?;
+            let opts = crate::repack::RepackOptions {
+                zstd: zstd.unwrap_or(build::ZSTD),
+                fill: match fill {
+                    FillArg::Major => crate::repack::Fill::Major,
+                    FillArg::Prev => crate::repack::Fill::Prev,
+                },
+                block_len,
+                check: !no_check,
+                max_pieces: pieces,
+                estimate,
+            };
+            repack_cmd(&from, &out, rules, &opts, json)
+        }
         Command::Perft {
             variant,
             depth,
@@ -1502,15 +1575,15 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             outln!(
                 "{}",
                 json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
-                       "kind": h.kind.extension(), "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
+                       "kind": h.kind.extension(), "format_version": h.version, "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
                        "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits,
                        "checksum": checksum})
             );
         } else {
             outln!(
-                "{:<22} {} {} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
+                "{:<22} {} {} v{} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
                 p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
-                m, h.kind.extension(), positions, c[0], c[1], c[2],
+                m, h.kind.extension(), h.version, positions, c[0], c[1], c[2],
                 longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits,
                 checksum.as_deref().unwrap_or("?")
             );
@@ -1531,6 +1604,66 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn repack_cmd(
+    from: &Path,
+    out: &Path,
+    rules: Rules,
+    opts: &crate::repack::RepackOptions,
+    json: bool,
+) -> Result<ExitCode> {
+    let t0 = Instant::now();
+    let mut total = [0u64; 5]; // positions, bytes before, after, threats, checked
+    let reports = crate::repack::repack_dir(from, out, rules, opts, &mut |r| {
+        total[0] += r.positions;
+        total[1] += r.bytes_before;
+        total[2] += r.bytes_after;
+        total[3] += r.threats;
+        total[4] += r.checked;
+        let before = bits_per_position(r.bytes_before, r.positions);
+        let after = bits_per_position(r.bytes_after, r.positions);
+        if json {
+            outln!(
+                "{}",
+                json!({"slice": r.material.to_string(), "positions": r.positions, "captures": r.captures,
+                       "threats": r.threats, "bytes_before": r.bytes_before, "bytes_after": r.bytes_after,
+                       "bits_before": before, "bits_after": after, "checked": r.checked, "copied": r.copied, "estimated": r.estimated,
+                       "seconds": t0.elapsed().as_secs_f64()})
+            );
+        } else {
+            outln!(
+                "{} {:>12} positions  capture {:>5.1}%  threat {:>5.1}%  {:>10} -> {:>10} bytes  {:.4} -> {:.4} bits/pos  checked {}{}",
+                r.material, r.positions,
+                100.0 * r.captures as f64 / r.positions.max(1) as f64,
+                100.0 * r.threats as f64 / r.positions.max(1) as f64,
+                r.bytes_before, r.bytes_after, before, after, r.checked,
+                if r.copied { "  (version 3 already: copied)" } else if r.estimated { "  (estimate)" } else { "" }
+            );
+        }
+    })
+    .with_context(|| format!("repacking {} into {}", from.display(), out.display()))?;
+    if reports.is_empty() {
+        bail!("no {} WLD tables in {}", rules.name, from.display());
+    }
+    let (b, a) = (
+        bits_per_position(total[1], total[0]),
+        bits_per_position(total[2], total[0]),
+    );
+    if json {
+        outln!(
+            "{}",
+            json!({"summary": true, "slices": reports.len(), "positions": total[0], "bytes_before": total[1],
+                   "bytes_after": total[2], "bits_before": b, "bits_after": a, "threats": total[3],
+                   "checked": total[4], "seconds": t0.elapsed().as_secs_f64()})
+        );
+    } else {
+        outln!(
+            "total: {} slices, {} positions, {} -> {} bytes, {b:.4} -> {a:.4} bits/pos, {} threat positions ({} checked), {:.1} s",
+            reports.len(), total[0], total[1], total[2], total[3], total[4], t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn perft_cmd(

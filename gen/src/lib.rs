@@ -21,6 +21,7 @@ pub mod build;
 pub mod cli;
 pub mod finished;
 pub mod plan;
+pub mod repack;
 pub mod solve;
 pub mod store;
 pub mod verify;

@@ -18,13 +18,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::format::{wld_code, ValueKind};
+use dtb_probe::format::{wld_code, ValueKind, FORMAT_VERSION_THREAT};
 use dtb_probe::index::{MenCache, SliceIndex};
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::rules::{Color, Rules};
 use dtb_probe::tablebase::parse_file_name;
 use dtb_probe::value::{
-    blocked_code, code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, FLIP, LOST,
+    blocked_code, code_of_wld, goodness, is_capture_position, is_threat_dont_care, parent_code,
+    wld_of, DRAW, FLIP, LOST,
 };
 use dtb_probe::{fen, Material, Tablebase, Wld};
 use rayon::prelude::*;
@@ -175,8 +176,10 @@ fn verify_slice(
         );
         lo + splitmix(j ^ u64::from(m.pieces()) << 56) % (hi - lo).max(1)
     };
+    let threat_files = wld.header().version == FORMAT_VERSION_THREAT;
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         let mut moves = Vec::new();
+        let mut scratch = Vec::new();
         let mut men = MenCache::default();
         let mut fig = Figures::default();
         let lo = c * CHUNK;
@@ -231,7 +234,15 @@ fn verify_slice(
                 Some(dtw) => dtw.stored_code(side.index(), i).map_err(|e| e.to_string()),
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
-            let stored_wld = wld.stored_code(side.index(), i).map_err(|e| e.to_string());
+            // A version 3 WLD file leaves threat positions "don't care": their WLD value is
+            // the probe's one-ply search (the DTW file, if any, still stores them).
+            let stored_wld = if threat_files && is_threat_dont_care(rules, &pos, &mut scratch) {
+                tb.probe_wld(&pos)
+                    .map(|w| wld_code(code_of_wld(w)))
+                    .map_err(|e| e.to_string())
+            } else {
+                wld.stored_code(side.index(), i).map_err(|e| e.to_string())
+            };
             if whole {
                 if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
                     fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));

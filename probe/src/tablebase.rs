@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use crate::format::{ValueKind, FORMAT_VERSION_THREAT, WLD_DRAW, WLD_LOSS, WLD_WIN};
 use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
@@ -630,12 +630,10 @@ struct Source<'a> {
     mode: Mode,
 }
 
-impl ValueSource for Source<'_> {
-    type Error = Miss;
-
-    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
-        let material = pos.material();
-        let table = if self.mode.cache_only {
+impl Source<'_> {
+    /// The table of `material` (in cache-only mode only if it is open already).
+    fn table_of(&self, material: Material) -> Result<&TableFile, Miss> {
+        Ok(if self.mode.cache_only {
             let entry =
                 self.tb
                     .tables
@@ -655,7 +653,21 @@ impl ValueSource for Source<'_> {
             }
         } else {
             self.tb.table(material, self.kind)?
-        };
+        })
+    }
+}
+
+impl ValueSource for Source<'_> {
+    type Error = Miss;
+
+    fn threats_dont_care(&self, pos: &Position) -> Result<bool, Miss> {
+        Ok(self.kind == ValueKind::Wld
+            && self.table_of(pos.material())?.header().version == FORMAT_VERSION_THREAT)
+    }
+
+    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
+        let material = pos.material();
+        let table = self.table_of(material)?;
         let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
         let side = match pos.side_to_move() {
             Color::White => 0,
