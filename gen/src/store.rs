@@ -499,6 +499,15 @@ impl Store {
             path: path.to_path_buf(),
             source: dtb_probe::format::FormatError::Invalid(why),
         };
+        if h.version == dtb_probe::format::FORMAT_VERSION_THREAT {
+            // Its threat positions hold "don't care", which the look-ups below would take
+            // for values (only the probe's one-ply search answers them).
+            return Err(invalid(format!(
+                "format version {} (threat positions \"don't care\", from dtb repack): a \
+                 build reads back version 1 files only",
+                h.version
+            )));
+        }
         if h.kind != kind {
             return Err(invalid(format!(
                 "a {} table where a {} table was expected",

@@ -274,7 +274,8 @@ impl Tablebase {
 
     /// The opened table for a canonical slice (opening it on first use): its header and raw
     /// stored codes. Its [`TableFile::stored_code`] is **not** a game value for capture
-    /// positions ("don't care" entries); use [`Tablebase::probe_wld`],
+    /// positions, nor in WLD tables of format version 3 for threat positions
+    /// ([`crate::value::is_threat_dont_care`]) ("don't care" entries); use [`Tablebase::probe_wld`],
     /// [`Tablebase::probe_dtw`] for values.
     ///
     /// # Errors
@@ -436,7 +437,9 @@ impl Tablebase {
     /// Win, loss or draw of a quiet position (the side to move has no capture), with no
     /// capture search: for an engine that resolves captures itself and probes only quiet
     /// positions. Unlike a raw look-up it never answers a capture position's meaningless
-    /// stored value.
+    /// stored value. A threat position of a format version 3 table (the side not to move has
+    /// a capture, [`crate::value::is_threat_dont_care`]) is answered by a one-ply search,
+    /// whose successors may be capture positions resolved by the capture search.
     ///
     /// # Errors
     /// [`ProbeError::CapturePosition`] if the side to move must capture; otherwise as

@@ -130,6 +130,25 @@ fn prev_fill_and_refusals() {
     let reports = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
     assert!(reports.iter().all(|r| r.material.pieces() <= 3));
     assert!(reports.iter().map(|r| r.threats).sum::<u64>() > 0);
+    // A build never reads a version 3 file back as values (its threat positions mean
+    // nothing without the probe's search): the file is refused, naming the version.
+    let first = &reports[0];
+    let path = out.path().join(
+        dtb_probe::format::table_file_name(
+            "english",
+            [
+                first.material.white_men,
+                first.material.white_kings,
+                first.material.black_men,
+                first.material.black_kings,
+            ],
+            ValueKind::Wld,
+        )
+        .unwrap(),
+    );
+    let mut store = dtb_gen::store::Store::new(E);
+    let e = store.load_wld_file(first.material, &path).unwrap_err();
+    assert!(e.to_string().contains("format version 3"), "{e}");
     let optional = Rules::parse("english,capture=optional").unwrap();
     let e = repack_dir(english4(), out.path(), optional, &o, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("no compulsory capture"), "{e}");
