@@ -368,6 +368,9 @@ fn fill(w: &mut [u64], dc: &[u64], len: usize, count: &[u64; 3], how: Fill) {
     }
 }
 
+/// A changed answer: (how many so far, side, index, old value, new value).
+type Mismatch = (u64, usize, u64, Wld, Wld);
+
 /// Probes every threat position of slice `m` through the repacked files in `out` and
 /// compares the answer with the value `old` stores; returns how many were compared.
 fn check_threats(
@@ -381,7 +384,7 @@ fn check_threats(
 ) -> Result<u64, RepackError> {
     let new = Tablebase::open(out, *rules)?;
     let checked = AtomicU64::new(0);
-    let first: std::sync::Mutex<Option<(u64, usize, u64, Wld, Wld)>> = Default::default();
+    let first: std::sync::Mutex<Option<Mismatch>> = Default::default();
     for (k, &side) in sides.iter().enumerate() {
         let color = if side == 0 {
             Color::White
