@@ -7,6 +7,9 @@
 //! - `probe`: `probe_wld` and `probe_dtw` of 4-piece positions (quiet, and capture ones
 //!   resolved by search) on the 2-4 piece tables built in setup, with a warm block cache and with a cache that keeps nothing (every
 //!   look-up decompresses its block).
+//! - `probe_threat`: WLD probes of plain quiet positions and of threat positions through the
+//!   2-4 tables in format version 1 and repacked in version 3 (threat positions answered by
+//!   a one-ply search), cached and uncached.
 //!
 //! Every position set is made deterministically by unindexing pseudo-random indices (a fixed
 //! seed), so runs compare. Throughput is in positions (perft: leaf nodes; solve: positions
@@ -329,12 +332,99 @@ fn bench_probe(c: &mut Criterion) {
     drop(dir);
 }
 
+/// Format version 3 against version 1 (`probe_threat`): the same English 2-4 WLD tables,
+/// built, then repacked with threat positions "don't care" (`dtb repack`). Quiet positions
+/// split into plain ones (one look-up either way) and threat positions (version 3: a
+/// one-ply search); each probed through both sets, cached and uncached, taking turns.
+fn bench_threat(c: &mut Criterion) {
+    use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+    use dtb_probe::internal::value::is_threat_dont_care;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let plan = Plan::new(RULES, 4, dir.path()).expect("plan");
+    build::run(&plan, &Quiet).expect("build English 2-4 piece tables");
+    let v3 = tempfile::tempdir().expect("temporary directory");
+    let opts = RepackOptions {
+        zstd: dtb_gen::build::ZSTD,
+        fill: Fill::Major,
+        block_len: None,
+        check: false,
+        max_pieces: None,
+        estimate: None,
+    };
+    repack_dir(dir.path(), v3.path(), RULES, &opts, &mut |_| {}).expect("repack");
+
+    let slices: Vec<Material> = Material::solve_order(4, 12)
+        .into_iter()
+        .filter(|m| m.pieces() == 4)
+        .flat_map(|m| [m, m.mirror()])
+        .collect();
+    let mut all = sample(&slices, 1024, 5);
+    let mut rng = SplitMix64(6);
+    for i in (1..all.len()).rev() {
+        all.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let (quiet, _) = split_by_capture(&all);
+    let mut moves = Vec::new();
+    let (threat, plain): (Vec<Position>, Vec<Position>) = quiet
+        .iter()
+        .partition(|p| is_threat_dont_care(&RULES, p, &mut moves));
+    const SET: usize = 256;
+    assert!(
+        plain.len() >= 2 * SET && threat.len() >= 2 * SET,
+        "too few sampled positions: {} plain quiet, {} threat",
+        plain.len(),
+        threat.len()
+    );
+    eprintln!(
+        "probe_threat positions: {} plain quiet, {} threat; sets of {SET}",
+        plain.len(),
+        threat.len()
+    );
+    let open = |d: &std::path::Path, bytes: usize| {
+        let mut tb = Tablebase::with_cache_bytes(RULES, bytes);
+        tb.add_directory(d).expect("open tables");
+        tb
+    };
+    let (warm1, cold1) = (open(dir.path(), 64 << 20), open(dir.path(), 0));
+    let (warm3, cold3) = (open(v3.path(), 64 << 20), open(v3.path(), 0));
+    for tb in [&warm1, &cold1, &warm3, &cold3] {
+        for p in plain[..2 * SET].iter().chain(&threat[..2 * SET]) {
+            tb.probe_wld(p).expect("probe");
+        }
+    }
+    let mut g = c.benchmark_group("probe_threat");
+    g.throughput(Throughput::Elements(SET as u64));
+    for (kind, set_hot, set_cold) in [
+        ("quiet", &plain[..SET], &plain[SET..2 * SET]),
+        ("threat", &threat[..SET], &threat[SET..2 * SET]),
+    ] {
+        for (cache, v1, v3, set) in [
+            ("cached", &warm1, &warm3, set_hot),
+            ("uncached", &cold1, &cold3, set_cold),
+        ] {
+            for (version, tb) in [("v1", v1), ("v3", v3)] {
+                g.bench_function(format!("wld/{kind}/{cache}/{version}"), |b| {
+                    b.iter(|| {
+                        let mut wins = 0u32;
+                        for p in set {
+                            wins += (tb.probe_wld(black_box(p)).expect("probe")
+                                == dtb_probe::Wld::Win) as u32;
+                        }
+                        wins
+                    })
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_movegen, bench_index, bench_solve, bench_probe
+    targets = bench_movegen, bench_index, bench_solve, bench_probe, bench_threat
 }
 criterion_main!(benches);

@@ -20,6 +20,7 @@ pub mod bitbase;
 pub mod build;
 pub mod finished;
 pub mod plan;
+pub mod repack;
 pub mod solve;
 pub mod store;
 pub mod verify;

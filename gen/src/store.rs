@@ -501,6 +501,15 @@ impl Store {
             path: path.to_path_buf(),
             source: dtb_probe::internal::format::FormatError::Invalid(why),
         };
+        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
+            // Its threat positions hold "don't care", which the look-ups below would take
+            // for values (only the probe's one-ply search answers them).
+            return Err(invalid(format!(
+                "format version {} (threat positions \"don't care\", from dtb repack): a \
+                 build reads back version 1 files only",
+                h.version
+            )));
+        }
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
         }

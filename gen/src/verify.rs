@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::internal::format::{wld_code, ValueKind};
+use dtb_probe::internal::format::{wld_code, ValueKind, FORMAT_VERSION_THREAT};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::tablebase::parse_file_name;
 use dtb_probe::internal::value::{
-    blocked_code, code_of_wld, goodness, is_capture_position, parent_code, wld_of, DRAW, FLIP, LOST,
+    blocked_code, code_of_wld, goodness, is_capture_position, is_threat_dont_care, parent_code,
+    wld_of, DRAW, FLIP, LOST,
 };
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::{fen, Material, Tablebase, Wld};
@@ -175,8 +176,10 @@ fn verify_slice(
         );
         lo + splitmix(j ^ u64::from(m.pieces()) << 56) % (hi - lo).max(1)
     };
+    let threat_files = wld.header().version == FORMAT_VERSION_THREAT;
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
         let mut moves = Vec::new();
+        let mut scratch = Vec::new();
         let mut men = MenCache::default();
         let mut fig = Figures::default();
         let lo = c * CHUNK;
@@ -233,9 +236,16 @@ fn verify_slice(
                     .map_err(|e| dtb_probe::report(&e)),
                 None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
             };
-            let stored_wld = wld
-                .stored_code(side.index(), i)
-                .map_err(|e| dtb_probe::report(&e));
+            // A version 3 WLD file leaves threat positions "don't care": their WLD value is
+            // the probe's one-ply search (the DTW file, if any, still stores them).
+            let stored_wld = if threat_files && is_threat_dont_care(rules, &pos, &mut scratch) {
+                tb.probe_wld(&pos)
+                    .map(|w| wld_code(code_of_wld(w)))
+                    .map_err(|e| dtb_probe::report(&e))
+            } else {
+                wld.stored_code(side.index(), i)
+                    .map_err(|e| dtb_probe::report(&e))
+            };
             if whole {
                 if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
                     fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));

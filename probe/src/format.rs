@@ -27,6 +27,20 @@ pub const FORMAT_VERSION: u32 = 1;
 /// allowed, at width 16; `max_plies` is the largest distance of any code, flagged or not.
 pub const FORMAT_VERSION_FLIP: u32 = 2;
 
+/// The format version of WLD files that also store threat positions as "don't care"
+/// ([`crate::value::is_threat_dont_care`]: the side not to move has a capture, and a one-ply
+/// search answers them). The layout is version 1's; only which stored values mean something
+/// changed, so a reader of version 1 alone would give wrong values and must refuse it.
+pub const FORMAT_VERSION_THREAT: u32 = 3;
+
+/// Whether a reader of this crate knows format version `v`.
+pub fn known_version(v: u32) -> bool {
+    matches!(
+        v,
+        FORMAT_VERSION | FORMAT_VERSION_FLIP | FORMAT_VERSION_THREAT
+    )
+}
+
 /// Length of the header in bytes; the block table starts right after it.
 pub const HEADER_LEN: usize = 256;
 
@@ -129,10 +143,11 @@ pub enum FormatError {
     /// The first eight bytes are not [`MAGIC`]: not a dtb table file.
     #[error("not a dtb table file (bad magic)")]
     BadMagic,
-    /// The format version is neither [`FORMAT_VERSION`] nor [`FORMAT_VERSION_FLIP`].
+    /// The format version is not one this reader knows ([`known_version`]): the file needs
+    /// a newer reader.
     #[error(
-        "unsupported format version {0} (this reader supports versions {FORMAT_VERSION} and \
-         {FORMAT_VERSION_FLIP})"
+        "unsupported format version {0} (this reader supports versions {FORMAT_VERSION} to \
+         {FORMAT_VERSION_THREAT}; the file needs a reader of version {0})"
     )]
     UnsupportedVersion(u32),
     /// The header checksum (bytes 252..256) does not match bytes 0..252.
@@ -702,6 +717,13 @@ impl Header {
                     self.kind, self.value_width
                 ))
             }
+            FORMAT_VERSION_THREAT if self.kind == ValueKind::Wld => {}
+            FORMAT_VERSION_THREAT => {
+                return inv(format!(
+                    "format version {FORMAT_VERSION_THREAT} is for WLD files, not {} files",
+                    self.kind
+                ))
+            }
             v => return Err(FormatError::UnsupportedVersion(v)),
         }
         if self.kind == ValueKind::Dtw {
@@ -803,7 +825,7 @@ impl Header {
             return Err(FormatError::BadMagic);
         }
         let version = read_u32(b, 8);
-        if version != FORMAT_VERSION && version != FORMAT_VERSION_FLIP {
+        if !known_version(version) {
             return Err(FormatError::UnsupportedVersion(version));
         }
         if crc32fast::hash(&b[..252]) != read_u32(b, 252) {
@@ -1053,10 +1075,10 @@ mod tests {
         b[0] = b'X';
         assert!(matches!(Header::decode(&b), Err(FormatError::BadMagic)));
         let mut b = good;
-        b[8] = 3;
+        b[8] = 4;
         assert!(matches!(
             Header::decode(&b),
-            Err(FormatError::UnsupportedVersion(3))
+            Err(FormatError::UnsupportedVersion(4))
         ));
         // Version 2 (flagged DTW codes) is read, but only for 16-bit DTW files: this WLD
         // header with version 2 and a correct checksum is refused as such.
@@ -1397,7 +1419,8 @@ mod tests {
     fn errors_read_well() {
         assert_eq!(
             FormatError::UnsupportedVersion(7).to_string(),
-            "unsupported format version 7 (this reader supports versions 1 and 2)"
+            "unsupported format version 7 (this reader supports versions 1 to 3; the file needs a \
+             reader of version 7)"
         );
         assert_eq!(
             FormatError::BlockChecksum(3).to_string(),

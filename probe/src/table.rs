@@ -763,7 +763,7 @@ impl TableFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{pack_values, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP};
+    use crate::format::{pack_values, ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT};
     use std::sync::atomic::AtomicUsize;
 
     fn assert_send_sync<T: Send + Sync>() {}
@@ -1099,11 +1099,11 @@ mod tests {
         assert!(matches!(e.format_error(), Some(FormatError::BadMagic)));
 
         let mut b = good.clone();
-        b[8..12].copy_from_slice(&(FORMAT_VERSION_FLIP + 1).to_le_bytes());
+        b[8..12].copy_from_slice(&(FORMAT_VERSION_THREAT + 1).to_le_bytes());
         let p = dir.file("version.wld", &b);
         assert!(matches!(
             fmt_err(TableFile::open(&p, cache()), &p),
-            FormatError::UnsupportedVersion(3)
+            FormatError::UnsupportedVersion(4)
         ));
 
         let mut b = good.clone();

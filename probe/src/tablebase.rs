@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::format::{ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use crate::format::{ValueKind, FORMAT_VERSION_THREAT, WLD_DRAW, WLD_LOSS, WLD_WIN};
 use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
@@ -304,7 +304,8 @@ impl Tablebase {
 
     /// The opened table for a canonical slice (opening it on first use): its header and raw
     /// stored codes. Its [`TableFile::stored_code`] is **not** a game value for capture
-    /// positions ("don't care" entries); use [`Tablebase::probe_wld`],
+    /// positions, nor in WLD tables of format version 3 for threat positions
+    /// ([`crate::value::is_threat_dont_care`]) ("don't care" entries); use [`Tablebase::probe_wld`],
     /// [`Tablebase::probe_dtw`] for values.
     ///
     /// # Errors
@@ -446,7 +447,9 @@ impl Tablebase {
     /// Win, loss or draw of a quiet position (the side to move has no capture), with no
     /// capture search: for an engine that resolves captures itself and probes only quiet
     /// positions. Unlike a raw look-up it never answers a capture position's meaningless
-    /// stored value.
+    /// stored value. A threat position of a format version 3 table (the side not to move has
+    /// a capture, [`crate::value::is_threat_dont_care`]) is answered by a one-ply search,
+    /// whose successors may be capture positions resolved by the capture search.
     ///
     /// # Errors
     /// [`ProbeError::CapturePosition`] if the side to move must capture; otherwise as
@@ -649,12 +652,10 @@ struct Source<'a> {
     mode: Mode,
 }
 
-impl ValueSource for Source<'_> {
-    type Error = Miss;
-
-    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
-        let material = pos.material();
-        let table = if self.mode.cache_only {
+impl Source<'_> {
+    /// The table of `material` (in cache-only mode only if it is open already).
+    fn table_of(&self, material: Material) -> Result<&TableFile, Miss> {
+        Ok(if self.mode.cache_only {
             let entry =
                 self.tb
                     .tables
@@ -674,7 +675,21 @@ impl ValueSource for Source<'_> {
             }
         } else {
             self.tb.table(material, self.kind)?
-        };
+        })
+    }
+}
+
+impl ValueSource for Source<'_> {
+    type Error = Miss;
+
+    fn threats_dont_care(&self, pos: &Position) -> Result<bool, Miss> {
+        Ok(self.kind == ValueKind::Wld
+            && self.table_of(pos.material())?.header().version == FORMAT_VERSION_THREAT)
+    }
+
+    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
+        let material = pos.material();
+        let table = self.table_of(material)?;
         let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
         let side = match pos.side_to_move() {
             Color::White => 0,

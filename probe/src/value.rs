@@ -14,7 +14,9 @@
 //! WLD tables are read into the same code with a nominal distance (win = 1 ply, loss = 0
 //! plies), which keeps only the outcome.
 
-use crate::movegen::{has_capture, has_quiet_move, legal_moves, single_jumps, Counting, Move};
+use crate::movegen::{
+    has_capture, has_quiet_move, legal_moves, quiet_moves, single_jumps, Counting, Move,
+};
 use crate::position::Position;
 use crate::rules::{BlockedOutcome, Color, Rules};
 
@@ -159,6 +161,44 @@ pub trait ValueSource {
     /// The stored code of `pos`, a position already [`normalize`]d (canonical material).
     /// Capture positions may hold any value ("don't care").
     fn stored(&self, pos: &Position) -> Result<u16, Self::Error>;
+
+    /// Whether the table of `pos` (a [`normalize`]d position) leaves threat positions
+    /// ([`is_threat_dont_care`]) "don't care", so that their value must come from a one-ply
+    /// search: WLD files of format version 3 ([`crate::format::FORMAT_VERSION_THREAT`]).
+    /// Sources holding true values everywhere (the generator's memory) answer `false`.
+    fn threats_dont_care(&self, _pos: &Position) -> Result<bool, Self::Error> {
+        Ok(false)
+    }
+}
+
+/// Whether the side not to move of `pos` has a capture (it would have one were it its turn):
+/// the cheap first test of [`is_threat_dont_care`].
+#[inline]
+pub fn has_threat(rules: &Rules, pos: &Position) -> bool {
+    has_capture(rules, &pos.with_side_to_move(pos.side_to_move().opponent()))
+}
+
+/// Whether `pos` is a **threat position** that a format-3 WLD file stores as "don't care":
+/// under compulsory capture, the side to move has no capture but has a quiet move, the side
+/// not to move has a capture (a threat), and every quiet move of the side to move leads to a
+/// position that is either a capture position (resolved by the capture search) or not a
+/// threat position in the same sense (its side not to move, the mover, has no capture), so
+/// that a one-ply search from `pos` reads only stored values that are true. `moves` is
+/// scratch space; on `true` it holds the quiet moves of `pos`.
+///
+/// The generator and the prober both decide "don't care" by this function alone.
+pub fn is_threat_dont_care(rules: &Rules, pos: &Position, moves: &mut Vec<Move>) -> bool {
+    if !rules.capture_compulsory || has_capture(rules, pos) || !has_threat(rules, pos) {
+        return false;
+    }
+    let me = pos.side_to_move();
+    moves.clear();
+    quiet_moves(rules, pos, moves);
+    !moves.is_empty()
+        && moves.iter().all(|m| {
+            let q = m.apply_unchecked(pos);
+            has_capture(rules, &q) || !has_capture(rules, &q.with_side_to_move(me))
+        })
 }
 
 /// The canonical form of a position for table look-up: its material is canonical, and for a
@@ -192,7 +232,14 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
         if !has_quiet_move(rules, pos) {
             return Ok(blocked_code(rules, pos));
         }
-        return src.stored(&normalize(rules, pos));
+        let n = normalize(rules, pos);
+        if has_threat(rules, pos) && src.threats_dont_care(&n)? {
+            let mut moves = Vec::with_capacity(16);
+            if is_threat_dont_care(rules, pos, &mut moves) {
+                return one_ply(rules, src, pos, &moves);
+            }
+        }
+        return src.stored(&n);
     }
     if rules.capture_compulsory {
         // Here the side to move has a capture. Most are single jumps: no move list needed.
@@ -224,4 +271,27 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
         return Ok(best.unwrap_or(LOST));
     }
     src.stored(&normalize(rules, pos))
+}
+
+/// The value of threat position `pos` ([`is_threat_dont_care`]) from its quiet moves
+/// `moves`: the best of their successors' values, each a capture position (searched) or a
+/// stored, true value. Only WLD tables leave threat positions "don't care", where every win
+/// is as good as another, so the search stops at the first winning move.
+fn one_ply<S: ValueSource>(
+    rules: &Rules,
+    src: &S,
+    pos: &Position,
+    moves: &[Move],
+) -> Result<u16, S::Error> {
+    let mut best: Option<u16> = None;
+    for m in moves {
+        let v = parent_code(resolve(rules, src, &m.apply_unchecked(pos))?);
+        if best.is_none_or(|b| goodness(v) > goodness(b)) {
+            best = Some(v);
+            if wld_of(v) == Wld::Win {
+                break;
+            }
+        }
+    }
+    Ok(best.unwrap_or(LOST))
 }

@@ -349,7 +349,7 @@ fn probe_says_what_a_missing_dtw_table_leaves_out() {
 // ---------------------------------------------------------------------------------------
 
 /// `dtb info --json`: one object per table file with the keys file, variant, slice, kind,
-/// positions, wins, losses, draws, max_plies, bytes, bits_per_position; the WLD (and DTW)
+/// format_version, positions, wins, losses, draws, max_plies, bytes, bits_per_position; the WLD (and DTW)
 /// positions and counts sum to the published 2-4 piece White-to-move totals.
 #[test]
 fn info_json_one_object_per_table() {
@@ -365,6 +365,7 @@ fn info_json_one_object_per_table() {
         "variant",
         "slice",
         "kind",
+        "format_version",
         "positions",
         "wins",
         "losses",
@@ -383,6 +384,8 @@ fn info_json_one_object_per_table() {
         let file = o["file"].as_str().unwrap();
         assert_eq!(file, format!("english-{slice}.{kind}"));
         assert_eq!(o["variant"], Value::from("english"));
+        // `dtb gen` writes format version 1 (version 3 comes from `dtb repack`).
+        assert_eq!(o["format_version"], Value::from(1), "{file}");
         let n = |k: &str| o[k].as_u64().unwrap_or_else(|| panic!("{file}: {k}"));
         assert_eq!(
             n("wins") + n("losses") + n("draws"),

@@ -18,6 +18,7 @@ mod info;
 mod perft;
 mod plan;
 mod probe;
+mod repack;
 mod serve;
 mod tables;
 mod variants;
@@ -54,6 +55,12 @@ enum Command {
     /// Check every table: checksums, every stored value against its successors' values, and
     /// (without --sample) the win/loss/draw counts and longest distance each header states.
     Verify(verify::Args),
+    /// Re-encode finished WLD tables in format version 3: threat positions (the side not to
+    /// move has a capture; a one-ply search answers them) become "don't care", and the
+    /// files get smaller. Values are copied, not solved again; unless --no-check, every
+    /// threat position's answer from the new files is compared with the value the old file
+    /// stored. DTW files are not copied. Version 3 files are copied as they are.
+    Repack(repack::Args),
     /// Count the leaves of the legal-move tree (move generator check).
     Perft(perft::Args),
     /// The slice graph of a build for a scheduler: every unit of work (one slice, built by
@@ -86,6 +93,7 @@ fn main() -> ExitCode {
         Command::Probe(a) => probe::run(a),
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
+        Command::Repack(a) => repack::run(a),
         Command::Perft(a) => perft::run(a),
         Command::Plan(a) => plan::run(a),
         Command::Serve(a) => serve::run(a),

@@ -1,0 +1,160 @@
+//! `dtb repack` (format version 3: threat positions "don't care" in WLD files): every value
+//! the repacked English 2-4 tables answer equals the original tables' answer, on every stored
+//! position of every slice; the files are smaller; `dtb verify` finds them consistent; the
+//! headers say version 3 and keep their W/L/D counts.
+
+mod common;
+
+use std::process::Command;
+
+use common::english4;
+use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+use dtb_probe::internal::format::{ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT};
+use dtb_probe::internal::index::SliceIndex;
+use dtb_probe::internal::value::is_threat_dont_care;
+use dtb_probe::{Color, Rules, Tablebase};
+use rayon::prelude::*;
+
+const E: Rules = Rules::ENGLISH;
+
+fn options(fill: Fill) -> RepackOptions {
+    RepackOptions {
+        zstd: dtb_gen::build::ZSTD,
+        fill,
+        block_len: None,
+        check: true,
+        max_pieces: None,
+        estimate: None,
+    }
+}
+
+#[test]
+fn repacked_tables_answer_every_position_as_before() {
+    let out = tempfile::tempdir().unwrap();
+    let reports = repack_dir(
+        english4(),
+        out.path(),
+        E,
+        &options(Fill::Major),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(reports.len(), 23, "every 2-4 WLD slice");
+    let (before, after): (u64, u64) = reports
+        .iter()
+        .map(|r| (r.bytes_before, r.bytes_after))
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let threats: u64 = reports.iter().map(|r| r.threats).sum();
+    let checked: u64 = reports.iter().map(|r| r.checked).sum();
+    assert!(threats > 100_000, "{threats} threat positions");
+    assert_eq!(checked, threats, "every threat position compared");
+    assert!(after < before, "{after} bytes, not below {before}");
+
+    let old = Tablebase::open(english4(), E).unwrap();
+    let new = Tablebase::open(out.path(), E).unwrap();
+    let mut seen_threats = 0u64;
+    for m in old.materials(ValueKind::Wld) {
+        let (o, n) = (
+            old.table(m, ValueKind::Wld).unwrap(),
+            new.table(m, ValueKind::Wld).unwrap(),
+        );
+        assert_eq!(o.header().version, FORMAT_VERSION);
+        assert_eq!(n.header().version, FORMAT_VERSION_THREAT);
+        assert_eq!(o.header().counts, n.header().counts, "{m}: W/L/D counts");
+        let ix = SliceIndex::new(m, E.geometry());
+        for side in [Color::White, Color::Black] {
+            if !o.header().side_stored(side.index()) {
+                continue;
+            }
+            let t: u64 = (0..ix.size())
+                .into_par_iter()
+                .map_init(Vec::new, |moves, i| {
+                    let pos = ix.unindex(i, side);
+                    assert_eq!(
+                        old.probe_wld(&pos).unwrap(),
+                        new.probe_wld(&pos).unwrap(),
+                        "{m} side {side:?} index {i}"
+                    );
+                    u64::from(is_threat_dont_care(&E, &pos, moves))
+                })
+                .sum();
+            seen_threats += t;
+        }
+    }
+    assert_eq!(seen_threats, threats);
+
+    // The repacked set checks out on its own, and `dtb info` shows the version.
+    let reports = dtb_gen::verify::verify_dir(out.path(), E, &|_| {}).unwrap();
+    assert_eq!(reports.len(), 23);
+    for r in &reports {
+        assert!(r.problems.is_empty(), "{}: {:?}", r.material, r.problems);
+    }
+    let info = Command::new(dtb_tests::dtb_binary())
+        .args(["info", "--json", "--dir"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    assert!(info.status.success());
+    let text = String::from_utf8(info.stdout).unwrap();
+    assert_eq!(text.lines().count(), 23);
+    for line in text.lines() {
+        let o: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(o["format_version"], 3, "{line}");
+    }
+
+    // Repacking again copies the version 3 files byte for byte.
+    let again = tempfile::tempdir().unwrap();
+    let r2 = repack_dir(
+        out.path(),
+        again.path(),
+        E,
+        &options(Fill::Prev),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert!(r2.iter().all(|r| r.copied));
+    let name = "english-1111.wld";
+    assert_eq!(
+        std::fs::read(out.path().join(name)).unwrap(),
+        std::fs::read(again.path().join(name)).unwrap()
+    );
+}
+
+/// The other fill gives the same answers (spot check of the largest slice) and a rule set
+/// without compulsory capture is refused with a message.
+#[test]
+fn prev_fill_and_refusals() {
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(Fill::Prev);
+    o.max_pieces = Some(3);
+    let reports = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
+    assert!(reports.iter().all(|r| r.material.pieces() <= 3));
+    assert!(reports.iter().map(|r| r.threats).sum::<u64>() > 0);
+    // A build never reads a version 3 file back as values (its threat positions mean
+    // nothing without the probe's search): the file is refused, naming the version.
+    let first = &reports[0];
+    let path = out.path().join(
+        dtb_probe::internal::format::table_file_name(
+            "english",
+            [
+                first.material.white_men,
+                first.material.white_kings,
+                first.material.black_men,
+                first.material.black_kings,
+            ],
+            ValueKind::Wld,
+        )
+        .unwrap(),
+    );
+    let mut store = dtb_gen::store::Store::new(E);
+    let e = store.load_wld_file(first.material, &path).unwrap_err();
+    assert!(e.to_string().contains("format version 3"), "{e}");
+    let optional = Rules::parse("english,capture=optional").unwrap();
+    let e = repack_dir(english4(), out.path(), optional, &o, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("no compulsory capture"), "{e}");
+    let e = repack_dir(english4(), english4(), E, &o, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("another directory"), "{e}");
+    o.block_len = Some(100);
+    let e = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("multiple of 64"), "{e}");
+}
