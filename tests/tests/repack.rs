@@ -148,7 +148,11 @@ fn prev_fill_and_refusals() {
     );
     let mut store = dtb_gen::store::Store::new(E);
     let e = store.load_wld_file(first.material, &path).unwrap_err();
-    assert!(e.to_string().contains("format version 3"), "{e}");
+    assert!(
+        dtb_probe::report(&e).contains("format version 3"),
+        "{}",
+        dtb_probe::report(&e)
+    );
     let optional = Rules::parse("english,capture=optional").unwrap();
     let e = repack_dir(english4(), out.path(), optional, &o, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("no compulsory capture"), "{e}");
