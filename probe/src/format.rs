@@ -487,7 +487,9 @@ impl Header {
                 format!(", named {:?} in its header", self.variant)
             };
             return Some(format!(
-                "it was built under other rules ({}), not {}{named}: {}",
+                "it was built under other rules ({}): its rule set is {:?}{named}, this one's \
+                 rule set {:?}; {}",
+                theirs.name,
                 theirs.name,
                 rules.name,
                 rules.differences(&theirs)
