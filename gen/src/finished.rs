@@ -18,7 +18,7 @@ pub trait Finished: Sync {
     /// Why a value cannot be given (a slice not finished, a damaged file).
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// The true value code of `pos` (a [`dtb_probe::value`] code: 0 a draw, otherwise
+    /// The true value code of `pos` (a `dtb_probe::internal::value` code: 0 a draw, otherwise
     /// plies + 1; WLD-only sources give nominal distances), capture positions included;
     /// [`LOST`] if the side to move has no piece. The side not to move must have a piece.
     ///

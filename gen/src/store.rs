@@ -23,7 +23,7 @@ use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 use crate::solve::SolvedSlice;
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
-/// a position, 32 a word, as `WLD_WIN` / `WLD_LOSS` / `WLD_DRAW` ([`dtb_probe::format`]).
+/// a position, 32 a word, as `WLD_WIN` / `WLD_LOSS` / `WLD_DRAW` (`dtb_probe::internal::format`).
 pub enum Codes {
     Dtw(Vec<u16>),
     Wld(Vec<u64>),

@@ -1,4 +1,4 @@
-//! Writing one table file atomically, in the layout of [`dtb_probe::format`]
+//! Writing one table file atomically, in the layout of `dtb_probe::internal::format`
 //! (specified in `docs/FORMAT.md`).
 //!
 //! The file is written under a temporary name in the destination directory, flushed, fsynced,
