@@ -230,19 +230,9 @@ fn answer_probe(
     match probe_one(tb, rules, f) {
         Ok(a) => {
             if json {
-                let mut o = json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best});
-                if let Some(m) = &a.missing {
-                    o["missing"] = json!(m);
-                }
-                writeln!(out, "{}", json_line(&o))?;
+                writeln!(out, "{}", json_line(&a.json(f)))?;
             } else {
-                let mut line = format!("{f}  {}", a.wld);
-                if let Some(d) = a.dtw {
-                    line.push_str(&format!(" in {}", plies(d)));
-                }
-                if let Some(b) = a.best {
-                    line.push_str(&format!("  best {b}"));
-                }
+                let mut line = a.text(f);
                 if let Some(m) = &a.missing {
                     line.push_str(&format!("  ({m})"));
                     eprintln!("dtb: {}: incomplete answer: {m}", shown(f));
@@ -304,21 +294,11 @@ fn answer_moves(
                 json!({"move": m, "wld": v.wld.to_string(), "dtw": v.plies, "fen": after})
             })
             .collect();
-        let mut o =
-            json!({"fen": f, "wld": a.wld, "dtw": a.dtw, "best_move": a.best, "moves": moves});
-        if let Some(m) = &a.missing {
-            o["missing"] = json!(m);
-        }
+        let mut o = a.json(f);
+        o["moves"] = json!(moves);
         writeln!(out, "{}", json_line(&o))?;
     } else {
-        let mut head = format!("{f}  {}", a.wld);
-        if let Some(d) = a.dtw {
-            head.push_str(&format!(" in {}", plies(d)));
-        }
-        if let Some(b) = &a.best {
-            head.push_str(&format!("  best {b}"));
-        }
-        writeln!(out, "{head}")?;
+        writeln!(out, "{}", a.text(f))?;
         let width = rows.iter().map(|(m, _, _)| m.len()).max().unwrap_or(0);
         for (m, v, after) in &rows {
             let value = match v.plies {
@@ -416,6 +396,29 @@ struct ProbeAnswer {
     /// tables: the missing table (`None` for a complete answer, and in a WLD-only
     /// directory, where no distance is expected).
     missing: Option<String>,
+}
+
+impl ProbeAnswer {
+    /// `{"fen", "wld", "dtw", "best_move"}`, with `"missing"` for an incomplete answer.
+    fn json(&self, f: &str) -> serde_json::Value {
+        let mut o = json!({"fen": f, "wld": self.wld, "dtw": self.dtw, "best_move": self.best});
+        if let Some(m) = &self.missing {
+            o["missing"] = json!(m);
+        }
+        o
+    }
+
+    /// `FEN  win in 9 plies  best 32-27`.
+    fn text(&self, f: &str) -> String {
+        let mut line = format!("{f}  {}", self.wld);
+        if let Some(d) = self.dtw {
+            line.push_str(&format!(" in {}", plies(d)));
+        }
+        if let Some(b) = &self.best {
+            line.push_str(&format!("  best {b}"));
+        }
+        line
+    }
 }
 
 /// The answer for one FEN. DTW and best move are `None` where the DTW tables are missing;
