@@ -64,7 +64,7 @@ pub enum RepackError {
     Table(#[from] dtb_probe::internal::table::TableError),
     #[error(transparent)]
     Write(#[from] crate::write::WriteError),
-    #[error("{path}: {source}")]
+    #[error("{}", .path.display())]
     Io {
         path: PathBuf,
         source: std::io::Error,

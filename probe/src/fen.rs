@@ -18,6 +18,16 @@
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Numbering, Rules};
 
+/// Input echoed in an error: at most 24 characters (`...` marks a cut), so that a hostile
+/// megabyte of text gives a one-line message.
+fn clip(text: &str) -> String {
+    if text.chars().count() <= 24 {
+        text.to_string()
+    } else {
+        format!("{}...", text.chars().take(21).collect::<String>())
+    }
+}
+
 /// Why a string is not a PDN FEN position of the variant.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum FenError {
@@ -25,19 +35,19 @@ pub enum FenError {
     #[error("empty FEN")]
     Empty,
     /// The first field is not `W` or `B`.
-    #[error("side to move must be W or B, found {0:?}")]
+    #[error("side to move must be W or B, found {:?}", clip(.0))]
     BadSideToMove(String),
     /// Not three `:`-separated fields (after any `[FEN "..."]` tag and trailing fields).
     #[error("expected `side:Wpieces:Bpieces` (three fields separated by ':'), found {0} fields")]
     FieldCount(usize),
     /// A piece list that does not start with its colour.
-    #[error("piece list {0:?} must start with W or B")]
+    #[error("piece list {:?} must start with W or B", clip(.0))]
     BadColorField(String),
     /// The same colour's piece list given twice.
     #[error("the {0} piece list appears twice")]
     DuplicateColor(char),
     /// A square that is not a number.
-    #[error("{0:?} is not a square number")]
+    #[error("{:?} is not a square number", clip(.0))]
     BadSquare(String),
     /// A square number off the board.
     #[error("square {square} is outside 1..={max}")]
@@ -51,14 +61,14 @@ pub enum FenError {
     #[error("square {0} is listed twice")]
     DuplicateSquare(u32),
     /// A range `a-b` with `a > b`.
-    #[error("range {0:?} is not ascending")]
+    #[error("range {:?} is not ascending", clip(.0))]
     BadRange(String),
     /// An algebraic square (`c3`) that names a light square, where no piece stands.
-    #[error("{0:?} is a light square: pieces stand on the dark squares")]
+    #[error("{:?} is a light square: pieces stand on the dark squares", clip(.0))]
     LightSquare(String),
     /// An algebraic square whose file or rank is beyond the board (`i1` or `a9` on 8x8).
     #[error(
-        "{square:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})"
+        "{:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})", clip(.square)
     )]
     OffBoardSquare {
         /// The square as given.
@@ -69,7 +79,7 @@ pub enum FenError {
         last_file: char,
     },
     /// A range of algebraic squares (`a1-c3`): ranges are of square numbers only.
-    #[error("range {0:?} is of algebraic squares: ranges are of square numbers only")]
+    #[error("range {:?} is of algebraic squares: ranges are of square numbers only", clip(.0))]
     AlgebraicRange(String),
     /// The squares parse but the position is not legal (a man on its crowning row, too many
     /// pieces, ...).

@@ -39,8 +39,8 @@ pub struct Args {
     /// Skip comparing the threat positions' new answers with the old values.
     #[arg(long)]
     no_check: bool,
-    /// Repack only the slices of at most N pieces.
-    #[arg(long, value_name = "N")]
+    /// Repack only the slices of at most N pieces (2..=10).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=10))]
     pieces: Option<u32>,
     /// Write nothing: estimate each slice's new size from every Nth block (for sets too
     /// large to repack in the time at hand).
