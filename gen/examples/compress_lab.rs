@@ -10,13 +10,17 @@
 
 use dtb_gen::solve::{solve_slice, SolvedSlice};
 use dtb_gen::store::Store;
-use dtb_probe::internal::format::{pack_values, wld_code, WLD_DRAW};
+use dtb_probe::internal::format::{pack_values, WldCode};
 use dtb_probe::internal::material::Material;
+use dtb_probe::internal::value::Code;
 use dtb_probe::Rules;
 
-fn wld(c: u16) -> u16 {
-    wld_code(c)
+/// The WLD file code of `c`, as the integer the file packs.
+fn wld(c: Code) -> u16 {
+    u16::from(WldCode::of(c).bits())
 }
+
+const WLD_DRAW: u16 = WldCode::Draw.bits() as u16;
 
 /// WLD values of one side with capture positions filled by `strategy`.
 fn fill(s: &SolvedSlice, side: usize, strategy: &str) -> Vec<u16> {

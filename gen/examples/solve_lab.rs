@@ -14,7 +14,6 @@ use std::time::Instant;
 use dtb_gen::solve::solve_slice;
 use dtb_gen::store::Store;
 use dtb_probe::internal::material::Material;
-use dtb_probe::internal::value::wld_of;
 use dtb_probe::Rules;
 
 /// Print `message` as one error line and exit with status 2.
@@ -85,7 +84,7 @@ fn main() {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         for side in &s.values {
             for &v in side {
-                wld_of(v).hash(&mut h);
+                v.wld().hash(&mut h);
             }
         }
         s.capture.hash(&mut h);

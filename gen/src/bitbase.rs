@@ -22,11 +22,11 @@
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use dtb_probe::internal::format::{WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::{GroupDecoder, SliceIndex};
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{Color, Rules};
-use dtb_probe::internal::value::{wld_of, Wld};
+use dtb_probe::internal::value::{blocked_code, Wld};
 use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
 use rayon::prelude::*;
 
@@ -163,7 +163,7 @@ pub fn solve_kings_wld<S: Finished>(
                                 if capture {
                                     s.cap.set(i);
                                 }
-                                match wld_of(code) {
+                                match code.wld() {
                                     Wld::Win => s.win.set(i),
                                     Wld::Loss => s.loss.set(i),
                                     Wld::Draw => false,
@@ -262,8 +262,8 @@ pub fn solve_kings_wld<S: Finished>(
             .into_par_iter()
             .map(|k| {
                 let half = |words: &[u64]| (words[k / 2] >> (32 * (k % 2))) as u32;
-                (spread(half(&win)) * u64::from(WLD_WIN))
-                    | (spread(half(&loss)) * u64::from(WLD_LOSS))
+                (spread(half(&win)) * u64::from(WldCode::Win.bits()))
+                    | (spread(half(&loss)) * u64::from(WldCode::Loss.bits()))
             })
             .collect();
         capture[s] = if rules.capture_compulsory {
@@ -369,7 +369,7 @@ fn start<S: Finished>(
         }
         if inside == 0 {
             return Ok(Start::Known {
-                code: crate::solve::blocked_code(rules, &pos),
+                code: blocked_code(rules, &pos),
                 capture: false,
             });
         }
@@ -395,7 +395,7 @@ mod tests {
     use crate::solve::{solve_slice, solve_slice_grouped_wld};
     use crate::store::Codes;
     use crate::store::Store;
-    use dtb_probe::internal::format::wld_code;
+    use dtb_probe::internal::format::WldCode;
     use dtb_probe::internal::rules::BlockedOutcome;
 
     /// Solve the slices of `rules` up to `pieces` (only those of kings only if `kings_only`)
@@ -424,7 +424,7 @@ mod tests {
             assert_eq!(wld.counts, full.counts, "{name} {m}: counts");
             for side in 0..2 {
                 for i in 0..full.size {
-                    let want = wld_code(full.values[side][i as usize]);
+                    let want = WldCode::of(full.values[side][i as usize]);
                     assert_eq!(wld.code(side, i), want, "{name} {m} side {side} index {i}");
                     assert_eq!(wld.is_capture(side, i), full.is_capture(side, i), "{m} {i}");
                 }

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dtb_probe::internal::format::{
-    table_file_name, wld_code, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP,
+    table_file_name, Header, ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_FLIP,
 };
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{BlockedOutcome, Rules};
 use dtb_probe::internal::table::{BlockCache, TableFile};
+use dtb_probe::internal::value::Code;
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
 use crate::finished::{Finished, Layered, TableSource};
@@ -867,10 +868,17 @@ fn header_of(
     }
 }
 
-/// DTW codes to WLD file codes, in place. A capture position (bit set in `capture`) is
-/// "don't care"; it gets the most common value among the non-capture positions of its WLD
-/// block (English 2-5: 3.7% fewer bytes than repeating the previous value, the choice kept
-/// for DTW files; `examples/compress_lab.rs`).
+/// The bits of value codes ([`Code::bits`], what a DTW file stores), in the same buffer: the
+/// in-place collect of a vector into one of the same layout (`Code` is a transparent `u16`)
+/// copies nothing, where a second vector of the largest 7-piece slice would take 2.8 GB.
+fn into_bits(codes: Vec<Code>) -> Vec<u16> {
+    codes.into_iter().map(Code::bits).collect()
+}
+
+/// DTW file codes (the bits of [`Code`]s) to WLD file codes ([`WldCode`]), in place. A capture
+/// position (bit set in `capture`) is "don't care"; it gets the most common value among the
+/// non-capture positions of its WLD block (English 2-5: 3.7% fewer bytes than repeating the
+/// previous value, the choice kept for DTW files; `examples/compress_lab.rs`).
 fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
     use rayon::prelude::*;
     let block = WLD_BLOCK_LEN as usize;
@@ -885,7 +893,7 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
             };
             let mut count = [0u32; 3];
             for (j, c) in chunk.iter_mut().enumerate() {
-                *c = wld_code(*c);
+                *c = u16::from(WldCode::of(Code::from_bits(*c)).bits());
                 if !is_capture(j) {
                     count[*c as usize] += 1;
                 }
@@ -1383,7 +1391,7 @@ fn solve_full(
     // from one copy and keeps the true DTW codes. WLD codes fill capture positions by
     // their block's majority, DTW codes by the value before (`stored_codes`).
     let SolvedSlice {
-        values: [mut c0, mut c1],
+        values: [c0, mut c1],
         capture: [cap0, cap1],
         ..
     } = solved;
@@ -1396,7 +1404,7 @@ fn solve_full(
             (!symmetric).then(|| Codes::wld_of_codes(&c1)),
         ]
     });
-    let mut copy = (!plan.wld_only).then(|| {
+    let copy = (!plan.wld_only).then(|| {
         (
             stored_codes(&c0, &cap0),
             if symmetric {
@@ -1420,21 +1428,22 @@ fn solve_full(
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();
     let t2 = Instant::now();
-    let (w0, w1) = match &mut copy {
-        Some((a, b)) => (a, b),
-        None => (&mut c0, &mut c1),
+    // The true codes: kept for the store by a full build, else converted in place.
+    let (mut w0, mut w1, kept_true) = match copy {
+        Some((a, b)) => (a, b, Some((c0, c1))),
+        None => (into_bits(c0), into_bits(c1), None),
     };
-    to_wld_codes(w0, &cap0);
-    to_wld_codes(w1, &cap1);
+    to_wld_codes(&mut w0, &cap0);
+    to_wld_codes(&mut w1, &cap1);
     let wld_bytes = write_table(
         &plan.path(m, ValueKind::Wld),
         &TableData {
             header: wld_header,
-            sides: sides_of(symmetric, w0, w1),
+            sides: sides_of(symmetric, &w0, &w1),
         },
         &plan.zstd,
     )?;
-    drop(copy);
+    drop((w0, w1));
     drop((cap0, cap1));
     let counts = both_sides(c, symmetric);
     let st = SliceStats {
@@ -1450,18 +1459,17 @@ fn solve_full(
         max_plies: if plan.wld_only { 0 } else { max_plies },
         skipped: false,
     };
-    match kept {
+    match (kept, kept_true) {
         _ if !read => {}
-        Some(sides) => {
-            drop((c0, c1));
-            store.insert_codes(m, sides);
-        }
-        None => {
+        (Some(sides), _) => store.insert_codes(m, sides),
+        (None, Some((c0, c1))) => {
             store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
             if let Some(sp) = spill {
                 spill_slice(plan, store, m, sp)?;
             }
         }
+        // A WLD-only build reads back the packed outcomes (`kept`), made whenever it reads.
+        (None, None) => {}
     }
     Ok(st)
 }

@@ -7,7 +7,7 @@
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::tablebase::{ProbeError, Tablebase};
-use dtb_probe::internal::value::{code_of_wld, DRAW, LOST};
+use dtb_probe::internal::value::{Code, LOST};
 
 use crate::store::Store;
 
@@ -18,13 +18,13 @@ pub trait Finished: Sync {
     /// Why a value cannot be given (a slice not finished, a damaged file).
     type Error: std::error::Error + Send + Sync + 'static;
 
-    /// The true value code of `pos` (a `dtb_probe::internal::value` code: 0 a draw, otherwise
-    /// plies + 1; WLD-only sources give nominal distances), capture positions included;
+    /// The true value code of `pos` (WLD-only sources give nominal distances), capture
+    /// positions included;
     /// [`LOST`] if the side to move has no piece. The side not to move must have a piece.
     ///
     /// # Errors
     /// [`Finished::Error`] if the slice of `pos` is not finished here.
-    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<u16, Self::Error>;
+    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<Code, Self::Error>;
 }
 
 /// Finished slices read from table files through a [`Tablebase`]: DTW values (exact) or WLD
@@ -45,13 +45,15 @@ impl Finished for TableSource {
     type Cache = ();
     type Error = ProbeError;
 
-    fn value(&self, pos: &Position, _: &mut ()) -> Result<u16, ProbeError> {
+    fn value(&self, pos: &Position, _: &mut ()) -> Result<Code, ProbeError> {
         if pos.pieces(pos.side_to_move()) == 0 {
             return Ok(LOST);
         }
         Ok(match self.kind {
-            ValueKind::Wld => code_of_wld(self.tb.probe_wld(pos)?),
-            ValueKind::Dtw => self.tb.probe_dtw(pos)?.plies.map_or(DRAW, |p| p + 1),
+            ValueKind::Wld => Code::of_wld(self.tb.probe_wld(pos)?),
+            // The code keeps the flag of a reversed outcome (`blocked = majority`), which
+            // `plies + 1` alone would drop.
+            ValueKind::Dtw => self.tb.probe_dtw(pos)?.code(),
         })
     }
 }
@@ -76,7 +78,7 @@ impl Finished for Layered<'_> {
     type Error = LayeredError;
 
     #[inline]
-    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<u16, LayeredError> {
+    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<Code, LayeredError> {
         match Finished::value(self.store, pos, cache) {
             Ok(v) => Ok(v),
             Err(_) => Ok(self.tables.value(pos, &mut ())?),
@@ -91,7 +93,7 @@ mod tests {
     use crate::build::{self, Plan, Quiet};
     use crate::solve::{solve_slice, solve_slice_grouped_wld};
     use crate::store::Store;
-    use dtb_probe::internal::format::wld_code;
+    use dtb_probe::internal::format::WldCode;
     use dtb_probe::internal::material::Material;
     use dtb_probe::Rules;
 
@@ -128,7 +130,7 @@ mod tests {
                 for i in 0..want.size {
                     assert_eq!(
                         w.code(side, i),
-                        wld_code(want.values[side][i as usize]),
+                        WldCode::of(want.values[side][i as usize]),
                         "{m}"
                     );
                 }

@@ -8,9 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use dtb_probe::internal::format::{
-    ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT, WLD_DRAW, WLD_LOSS, WLD_WIN,
-};
+use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_THREAT};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
@@ -100,8 +98,6 @@ pub struct RepackOptions {
     /// values of the block compressed alike; the slice's bytes scaled by their ratio).
     pub estimate: Option<u32>,
 }
-
-const WLD_OF_CODE: [Wld; 3] = [Wld::Draw, Wld::Win, Wld::Loss];
 
 /// Repack every WLD table of `rules`' variant in `from` into `out` (created if missing), in
 /// ascending order of pieces, so that a slice's captures lead to slices already repacked.
@@ -336,27 +332,27 @@ fn repack_slice(
 /// Fills the "don't care" positions (bits of `dc`) of one stretch of `len` packed values.
 fn fill(w: &mut [u64], dc: &[u64], len: usize, count: &[u64; 3], how: Fill) {
     let is_dc = |j: usize| dc[j / 64] >> (j % 64) & 1 != 0;
-    let get = |w: &[u64], j: usize| (w[j / 32] >> (2 * (j % 32)) & 3) as u16;
-    let set = |w: &mut [u64], j: usize, v: u16| {
+    let get = |w: &[u64], j: usize| w[j / 32] >> (2 * (j % 32)) & 3;
+    let set = |w: &mut [u64], j: usize, v: u64| {
         let s = 2 * (j % 32);
-        w[j / 32] = w[j / 32] & !(3 << s) | u64::from(v) << s;
+        w[j / 32] = w[j / 32] & !(3 << s) | v << s;
     };
     match how {
         Fill::Major => {
-            let mut common = WLD_DRAW;
-            for k in [WLD_WIN, WLD_LOSS] {
-                if count[k as usize] > count[common as usize] {
+            let mut common = WldCode::Draw;
+            for k in [WldCode::Win, WldCode::Loss] {
+                if count[usize::from(k.bits())] > count[usize::from(common.bits())] {
                     common = k;
                 }
             }
             for j in (0..len).filter(|&j| is_dc(j)) {
-                set(w, j, common);
+                set(w, j, u64::from(common.bits()));
             }
         }
         Fill::Prev => {
             let mut prev = (0..len)
                 .find(|&j| !is_dc(j))
-                .map_or(WLD_DRAW, |j| get(w, j));
+                .map_or(u64::from(WldCode::Draw.bits()), |j| get(w, j));
             for j in 0..len {
                 if is_dc(j) {
                     set(w, j, prev);
@@ -402,7 +398,12 @@ fn check_threats(
                         bits &= bits - 1;
                         let i = (c as u64 * 1024 + wi as u64) * 64 + b;
                         let pos = ix.unindex_cached(i, color, &mut men);
-                        let was = WLD_OF_CODE[old.stored_code(side, i)? as usize];
+                        let raw = old.stored_code(side, i)?;
+                        let was = WldCode::from_bits(raw)
+                            .ok_or_else(|| {
+                                RepackError::Invalid(format!("WLD code {raw} at index {i}"))
+                            })?
+                            .wld();
                         let now = new.probe_wld(&pos)?;
                         checked.fetch_add(1, Relaxed);
                         if was != now {

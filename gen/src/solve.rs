@@ -21,16 +21,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::internal::format::{wld_code, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::format::WldCode;
 #[cfg(test)]
 use dtb_probe::internal::index::MenCache;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::internal::value::{
-    self, goodness, loss_code, parent_code, plies_of, win_code, wld_of, Wld, DRAW,
-};
+use dtb_probe::internal::value::{self, blocked_code, Code, Wld, DRAW};
 #[cfg(test)]
 use dtb_probe::movegen::quiet_unmoves;
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
@@ -56,7 +54,7 @@ pub struct SolvedSlice {
     /// Positions per side.
     pub size: u64,
     /// True DTW codes per side (index 0 White to move, 1 Black), capture positions included.
-    pub values: [Vec<u16>; 2],
+    pub values: [Vec<Code>; 2],
     /// Per side, one bit per position: the side to move must capture (stored value "don't
     /// care").
     pub capture: [Vec<u64>; 2],
@@ -105,8 +103,8 @@ pub struct SolvedWld {
 impl SolvedWld {
     /// The WLD file code of position `i` of `side`.
     #[inline]
-    pub fn code(&self, side: usize, i: u64) -> u16 {
-        (self.values[side][(i / 32) as usize] >> (2 * (i % 32)) & 3) as u16
+    pub fn code(&self, side: usize, i: u64) -> WldCode {
+        code_of_bits(self.values[side][(i / 32) as usize] >> (2 * (i % 32)))
     }
 
     /// Whether position `i` of `side` is a capture position.
@@ -119,7 +117,7 @@ impl SolvedWld {
 /// The codes a DTW file stores for one side: the true `values`, with each capture position's
 /// (a bit set in `capture`) "don't care" replaced by the value stored just before it (which
 /// keeps runs long for compression).
-pub fn stored_codes(values: &[u16], capture: &[u64]) -> Vec<u16> {
+pub fn stored_codes(values: &[Code], capture: &[u64]) -> Vec<u16> {
     let mut out = Vec::with_capacity(values.len());
     let mut prev = DRAW;
     for (i, &v) in values.iter().enumerate() {
@@ -128,7 +126,7 @@ pub fn stored_codes(values: &[u16], capture: &[u64]) -> Vec<u16> {
         } else {
             v
         };
-        out.push(v);
+        out.push(v.bits());
         prev = v;
     }
     out
@@ -159,12 +157,12 @@ pub enum SolveError<E: std::error::Error + 'static> {
 pub(crate) enum Start {
     /// Its value is known: terminal, a capture position (every successor is in a solved
     /// slice), or no move stays in the part being solved.
-    Known { code: u16, capture: bool },
+    Known { code: Code, capture: bool },
     /// It waits for `inside` successors in the part being solved; `aux` holds its exits.
     Open {
         inside: u8,
         aux: u16,
-        win_exit: Option<u16>,
+        win_exit: Option<Code>,
     },
 }
 
@@ -173,26 +171,27 @@ pub(crate) enum Start {
 #[derive(Default)]
 struct Exits {
     inside: u8,
-    win_exit: Option<u16>,
+    win_exit: Option<Code>,
     draw_exit: bool,
-    loss_exit: u16,
+    /// [`DRAW`] while there is none.
+    loss_exit: Code,
 }
 
 impl Exits {
     /// A successor whose value (from the successor's side to move) is `child`.
     #[inline]
-    fn add(&mut self, child: u16) {
-        let v = parent_code(child);
+    fn add(&mut self, child: Code) {
+        let v = child.parent();
         // By distance, not by code: under `blocked = majority` a code may carry the flag.
-        match wld_of(v) {
+        match v.wld() {
             Wld::Win => {
-                if self.win_exit.is_none_or(|w| goodness(v) > goodness(w)) {
+                if self.win_exit.is_none_or(|w| v.goodness() > w.goodness()) {
                     self.win_exit = Some(v);
                 }
             }
             Wld::Draw => self.draw_exit = true,
             Wld::Loss => {
-                if self.loss_exit == 0 || goodness(v) > goodness(self.loss_exit) {
+                if self.loss_exit == DRAW || v.goodness() > self.loss_exit.goodness() {
                     self.loss_exit = v;
                 }
             }
@@ -208,7 +207,7 @@ impl Exits {
                 .unwrap_or(if self.draw_exit { DRAW } else { self.loss_exit });
             return Start::Known { code, capture };
         }
-        let mut aux = plies_of(self.loss_exit).unwrap_or(0).min(AUX_LEVEL);
+        let mut aux = self.loss_exit.plies().unwrap_or(0).min(AUX_LEVEL);
         if self.draw_exit {
             aux |= AUX_DRAW_EXIT;
         }
@@ -223,13 +222,6 @@ impl Exits {
     }
 }
 
-/// The value of `pos`, whose side to move has pieces but no legal move
-/// ([`value::blocked_code`]).
-#[inline]
-pub(crate) fn blocked_code(rules: &Rules, pos: &Position) -> u16 {
-    value::blocked_code(rules, pos)
-}
-
 /// Whether a level of the propagation may hold wins and losses alike (`blocked = majority`:
 /// a blocked side may win in 0 plies), so that each position's outcome is read from its
 /// code; otherwise a level's outcome is its parity.
@@ -241,11 +233,11 @@ fn mixed_levels(rules: &Rules) -> bool {
 /// The code of a position resolved at `level` plies: a win if `win`, else a loss. For the
 /// presets (no flagged codes) this is `level + 1`.
 #[inline]
-fn code_at(level: usize, win: bool) -> u16 {
+fn code_at(level: usize, win: bool) -> Code {
     if win {
-        win_code(level as u16)
+        Code::win(level as u16)
     } else {
-        loss_code(level as u16)
+        Code::loss(level as u16)
     }
 }
 
@@ -255,7 +247,7 @@ pub(crate) fn classify<E>(
     rules: &Rules,
     pos: &Position,
     moves: &[dtb_probe::movegen::Move],
-    mut child: impl FnMut(&Position) -> Result<Option<u16>, E>,
+    mut child: impl FnMut(&Position) -> Result<Option<Code>, E>,
 ) -> Result<Start, E> {
     if moves.is_empty() {
         return Ok(Start::Known {
@@ -278,11 +270,11 @@ pub(crate) fn classify<E>(
 /// Count final value `v` as a win, loss or draw (in that order in `counts`) and raise
 /// `max_plies` to its distance.
 #[inline]
-fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: u16) {
-    if let Some(p) = plies_of(v) {
+fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: Code) {
+    if let Some(p) = v.plies() {
         *max_plies = (*max_plies).max(p);
     }
-    counts[match wld_of(v) {
+    counts[match v.wld() {
         Wld::Win => 0,
         Wld::Loss => 1,
         Wld::Draw => 2,
@@ -413,11 +405,11 @@ pub(crate) fn solve_slice_reference<S: Finished>(
                 })?;
                 match start {
                     Start::Known { code, capture } => {
-                        state[g as usize].store(code, Relaxed);
+                        state[g as usize].store(code.bits(), Relaxed);
                         if capture {
                             aux[g as usize].store(AUX_CAPTURE, Relaxed);
                         }
-                        if let Some(p) = plies_of(code) {
+                        if let Some(p) = code.plies() {
                             resolved.push((p, g));
                         }
                     }
@@ -429,7 +421,7 @@ pub(crate) fn solve_slice_reference<S: Finished>(
                         cnt[g as usize].store(inside, Relaxed);
                         aux[g as usize].store(a, Relaxed);
                         if let Some(w) = win_exit {
-                            cands.push((plies_of(w).unwrap_or(0), g));
+                            cands.push((w.plies().unwrap_or(0), g));
                         }
                     }
                 }
@@ -474,7 +466,7 @@ pub(crate) fn solve_slice_reference<S: Finished>(
             for g in list {
                 let win = aux[g as usize].load(Relaxed) & AUX_WIN_EXIT != 0;
                 if state[g as usize]
-                    .compare_exchange(UNRESOLVED, code_at(level, win), Relaxed, Relaxed)
+                    .compare_exchange(UNRESOLVED, code_at(level, win).bits(), Relaxed, Relaxed)
                     .is_ok()
                 {
                     put(&mut frontier, level as u16, g);
@@ -492,7 +484,10 @@ pub(crate) fn solve_slice_reference<S: Finished>(
         levels += 1;
         let mixed = mixed_levels(rules);
         let lost_here = level.is_multiple_of(2);
-        let (win_next, loss_next) = (code_at(level + 1, true), code_at(level + 1, false));
+        let (win_next, loss_next) = (
+            code_at(level + 1, true).bits(),
+            code_at(level + 1, false).bits(),
+        );
         // Per chunk: positions resolved at the next level, and (level, position) for later.
         type Produced = (Vec<u64>, Vec<(u16, u64)>);
         let produced: Vec<Produced> = current
@@ -503,7 +498,7 @@ pub(crate) fn solve_slice_reference<S: Finished>(
                 let mut pre = Vec::new();
                 for &g in part {
                     let lost = if mixed {
-                        wld_of(state[g as usize].load(Relaxed)) == Wld::Loss
+                        Code::from_bits(state[g as usize].load(Relaxed)).wld() == Wld::Loss
                     } else {
                         lost_here
                     };
@@ -572,10 +567,10 @@ pub(crate) fn solve_slice_reference<S: Finished>(
     for g in 0..total {
         let side = (g / n) as usize;
         let i = g % n;
-        let mut v = state[g as usize].load(Relaxed);
-        if v == UNRESOLVED {
-            v = DRAW;
-        }
+        let v = match state[g as usize].load(Relaxed) {
+            UNRESOLVED => DRAW,
+            bits => Code::from_bits(bits),
+        };
         tally(&mut counts[side], &mut max_plies, v);
         values[side].push(v);
         if aux[g as usize].load(Relaxed) & AUX_CAPTURE != 0 {
@@ -680,9 +675,11 @@ pub fn solve_slice_grouped<S: Finished>(
     )?;
     let capture = capture.map(|c| c.to_vec());
     // In place: a vector of atomics collects into plain values without a copy.
-    let values = results
-        .0
-        .map(|v| v.into_iter().map(AtomicU16::into_inner).collect());
+    let values = results.0.map(|v| {
+        v.into_iter()
+            .map(|c| Code::from_bits(c.into_inner()))
+            .collect()
+    });
     Ok(SolvedSlice {
         material,
         size: n,
@@ -851,6 +848,14 @@ fn grouped<S: Finished, R: Results>(
     };
     // One set of buffers per worker thread, kept from group to group (a new set per rayon
     // job would allocate and fault in every large group's arrays again).
+    let cx = SliceSolve {
+        rules,
+        src,
+        material,
+        ix: &ix,
+        steps: &steps,
+        slice: &slice,
+    };
     let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Scratch::default()))
         .collect();
@@ -876,17 +881,7 @@ fn grouped<S: Finished, R: Results>(
                     (&mut fresh, false)
                 }
             };
-            let r = solve_group(
-                rules,
-                src,
-                material,
-                &ix,
-                &steps,
-                grp,
-                &slice,
-                sc,
-                alone.then_some(progress),
-            );
+            let r = solve_group(&cx, grp, sc, alone.then_some(progress));
             // Progress in batches: a men-only slice has millions of groups of a few
             // positions, and each report is an atomic add and a clock read. A group
             // alone in its round has reported its init pass already.
@@ -945,10 +940,10 @@ struct Shared<'a, R> {
 /// writes its own index range once, and reads groups finished in earlier rounds.
 trait Results: Sync {
     /// The value code of position `i` of `side` (0 White to move, 1 Black).
-    fn get(&self, side: usize, i: usize) -> u16;
+    fn get(&self, side: usize, i: usize) -> Code;
     /// Write the codes of positions `base..base + len` of `side` (`code(j)` for
     /// `base + j`), a range no other group writes.
-    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16);
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> Code);
 }
 
 /// DTW codes, 2 bytes a position.
@@ -956,29 +951,28 @@ struct DtwResults([Vec<AtomicU16>; 2]);
 
 impl Results for DtwResults {
     #[inline]
-    fn get(&self, side: usize, i: usize) -> u16 {
-        self.0[side][i].load(Relaxed)
+    fn get(&self, side: usize, i: usize) -> Code {
+        Code::from_bits(self.0[side][i].load(Relaxed))
     }
 
-    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16) {
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> Code) {
         for (j, cell) in self.0[side][base..base + len].iter().enumerate() {
-            cell.store(code(j), Relaxed);
+            cell.store(code(j).bits(), Relaxed);
         }
     }
 }
 
-/// Outcomes as WLD file codes ([`dtb_probe::internal::format::WLD_WIN`], ...), 2 bits a position, 32
+/// Outcomes as WLD file codes ([`WldCode`]), 2 bits a position, 32
 /// a word: the layout of a WLD block's bytes, so a block of the file is a run of words.
 struct WldResults<'a>([&'a [AtomicU64]; 2]);
 
 impl Results for WldResults<'_> {
     #[inline]
-    fn get(&self, side: usize, i: usize) -> u16 {
-        let bits = self.0[side][i / 32].load(Relaxed) >> (2 * (i % 32)) & 3;
-        code_of_file_wld(bits as u16)
+    fn get(&self, side: usize, i: usize) -> Code {
+        code_of_bits(self.0[side][i / 32].load(Relaxed) >> (2 * (i % 32))).code()
     }
 
-    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> u16) {
+    fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> Code) {
         // Words at either end may be shared with the next group: or-ed in (all start at 0,
         // a draw, and each position is written once).
         let words = self.0[side];
@@ -993,7 +987,7 @@ impl Results for WldResults<'_> {
                 word = 0;
                 at = i / 32;
             }
-            word |= u64::from(wld_code(code(j))) << (2 * (i % 32));
+            word |= u64::from(WldCode::of(code(j)).bits()) << (2 * (i % 32));
         }
         if word != 0 {
             words[at].fetch_or(word, Relaxed);
@@ -1001,18 +995,18 @@ impl Results for WldResults<'_> {
     }
 }
 
-/// The value code (with a nominal distance) of a WLD file code.
+/// The WLD file code in the low 2 bits of `bits`, a word of 2-bit codes that this process
+/// packed from [`WldCode`]s (in memory, or in a scratch file that passed its checksum): never
+/// the invalid 3, which would read as a draw (checked in debug builds).
 #[inline]
-pub fn code_of_file_wld(c: u16) -> u16 {
-    match c {
-        WLD_WIN => value::code_of_wld(Wld::Win),
-        WLD_LOSS => value::code_of_wld(Wld::Loss),
-        _ => DRAW,
-    }
+pub(crate) fn code_of_bits(bits: u64) -> WldCode {
+    let b = (bits & 3) as u16;
+    debug_assert!(b != 3, "a 2-bit WLD code 3 in the solver's own words");
+    WldCode::from_bits(b).unwrap_or(WldCode::Draw)
 }
 
 fn atomic_codes(n: u64) -> Result<Vec<AtomicU16>, OutOfMemory> {
-    try_filled(n, || AtomicU16::new(DRAW))
+    try_filled(n, || AtomicU16::new(DRAW.bits()))
 }
 
 /// Quiet-move targets by square, for the solver's fast path (positions without a capture).
@@ -1086,6 +1080,15 @@ impl Cell {
             cnt: AtomicU8::new(0),
         }
     }
+
+    /// Its value, `None` while open.
+    #[inline]
+    fn value(&self) -> Option<Code> {
+        match self.val.load(Relaxed) {
+            OPEN => None,
+            bits => Some(Code::from_bits(bits)),
+        }
+    }
 }
 
 /// The value of a cell not yet resolved.
@@ -1135,15 +1138,20 @@ fn put(lists: &mut Vec<Vec<u32>>, level: usize, l: u32) {
 /// takes the chunked path on the small slices it solves.
 const INIT_CHUNK: usize = if cfg!(test) { 1 << 8 } else { 1 << 16 };
 
-/// What classifying one position of a men group needs: the slice's context and the group's
-/// man moves. Shared by the threads of a parallel init pass.
-struct GroupInit<'a, S, R> {
+/// The fixed context of the slice being solved, the same for each of its groups.
+struct SliceSolve<'a, S, R> {
     rules: &'a Rules,
     src: &'a S,
     material: Material,
     ix: &'a SliceIndex,
     steps: &'a Steps,
     slice: &'a Shared<'a, R>,
+}
+
+/// What classifying one position of a men group needs: the slice's context and the group's
+/// man moves. Shared by the threads of a parallel init pass.
+struct GroupInit<'a, S, R> {
+    cx: &'a SliceSolve<'a, S, R>,
     man_moves: &'a [ManMove],
     first_move: &'a [u8; 64],
     dec: &'a dtb_probe::internal::index::GroupDecoder,
@@ -1165,17 +1173,20 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
         look: &mut S::Cache,
     ) -> Result<Start, SolveError<S::Error>> {
         let GroupInit {
+            cx,
+            man_moves,
+            first_move,
+            dec,
+            group_men,
+        } = *self;
+        let SliceSolve {
             rules,
             src,
             material,
             ix,
             steps,
             slice,
-            man_moves,
-            first_move,
-            dec,
-            group_men,
-        } = *self;
+        } = *cx;
         let g = rules.geometry();
         let pos = dec.with_kings(wk, bk, side);
         // Under compulsory capture `single_jumps` answers most positions alone: the
@@ -1266,11 +1277,11 @@ fn record(
 ) {
     match st {
         Start::Known { code, capture } => {
-            *cell.val.get_mut() = code;
+            *cell.val.get_mut() = code.bits();
             if capture {
                 cell.aux = AUX_CAPTURE; // a known cell's aux is otherwise unused
             }
-            if let Some(p) = plies_of(code) {
+            if let Some(p) = code.plies() {
                 put(frontier, p as usize, l);
             }
         }
@@ -1282,7 +1293,7 @@ fn record(
             *cell.cnt.get_mut() = inside;
             cell.aux = aux;
             if let Some(w) = win_exit {
-                put(cands, plies_of(w).unwrap_or(0) as usize, l);
+                put(cands, w.plies().unwrap_or(0) as usize, l);
             }
         }
     }
@@ -1330,53 +1341,27 @@ fn for_each_predecessor(
     }
 }
 
-/// Solve one men group and write its values and capture flags into `slice`, which holds the
-/// final values of every group of higher potential.
-/// (Nine arguments: the slice's fixed context, the worker's buffers and, for a group alone in
-/// its round, the progress callback of a parallel init pass; passed separately so the hot
-/// loop sees plain references.)
+/// Solve one men group and write its values and capture flags into the slice's results,
+/// which hold the final values of every group of higher potential. A script of phases:
+/// the worker's buffers sized ([`Scratch::prepare`]), the group's man moves listed
+/// ([`list_man_moves`]), every position classified ([`GroupInit`]), the levels propagated
+/// ([`GroupLevels`]), the values written out ([`write_group`]). `parallel` (a group alone in
+/// its round, with the progress callback of its parallel init pass) runs the init pass and
+/// large levels on every thread.
 ///
 /// A position without a capture is classified without a move list: its king moves stay in
 /// the group (counted), its man moves lead to solved groups or, crowning, to other slices.
 /// Capture positions go through the general move generator. Predecessors are king unmoves
 /// of the side that just moved, ranked among the group's empty squares.
-#[allow(clippy::too_many_arguments)]
 fn solve_group<S: Finished, R: Results>(
-    rules: &Rules,
-    src: &S,
-    material: Material,
-    ix: &SliceIndex,
-    steps: &Steps,
+    cx: &SliceSolve<S, R>,
     grp: u64,
-    slice: &Shared<R>,
     sc: &mut Scratch<S::Cache>,
     parallel: Option<&(dyn Fn(u64) + Sync)>,
 ) -> Result<GroupResult, SolveError<S::Error>> {
-    let kk = ix.kings_per_group() as usize;
-    let total = 2 * kk;
-    // The group's buffers may be slice-sized (a slice of kings only is one group): a failed
-    // allocation is an error, not an abort.
-    let oom = |bytes: usize| {
-        SolveError::OutOfMemory(
-            material,
-            OutOfMemory {
-                bytes: bytes as u64,
-            },
-        )
-    };
-    sc.cells.clear();
-    sc.cells
-        .try_reserve_exact(total)
-        .map_err(|_| oom(total * std::mem::size_of::<Cell>()))?;
-    sc.cells.resize_with(total, Cell::open);
-    sc.kings.clear();
-    // Exact, not by doubling: a group of kings only holds hundreds of millions of them.
-    sc.kings
-        .try_reserve_exact(kk)
-        .map_err(|_| oom(kk * std::mem::size_of::<(u64, u64)>()))?;
-    for list in sc.frontier.iter_mut().chain(sc.cands.iter_mut()) {
-        list.clear();
-    }
+    let kk = cx.ix.kings_per_group() as usize;
+    sc.prepare(kk)
+        .map_err(|e| SolveError::OutOfMemory(cx.material, e))?;
     let Scratch {
         cells,
         kings,
@@ -1388,16 +1373,82 @@ fn solve_group<S: Finished, R: Results>(
         look,
         unreported: _,
     } = sc;
-    let dec = ix.group_decoder(grp);
+    let dec = cx.ix.group_decoder(grp);
     let (wmen, bmen) = dec.men();
-    let group_men = wmen | bmen;
-    let g = rules.geometry();
+    let first_move = list_man_moves(cx, wmen, bmen, man_moves);
+    let init = GroupInit {
+        cx,
+        man_moves,
+        first_move: &first_move,
+        dec: &dec,
+        group_men: wmen | bmen,
+    };
+    let reported = match parallel.filter(|_| kk >= 2 * INIT_CHUNK) {
+        Some(progress) => init.parallel(cells, kings, frontier, cands, progress)?,
+        None => {
+            init.serial(cells, kings, frontier, cands, moves, after, look)?;
+            0
+        }
+    };
+    let levels = GroupLevels {
+        kk,
+        kings,
+        men: wmen | bmen,
+        steps: cx.steps,
+        dec: &dec,
+        mixed: mixed_levels(cx.rules),
+    }
+    .propagate(cells, frontier, cands, parallel.is_some())
+    .ok_or(SolveError::TooDeep(cx.material))?;
+    let (counts, max_plies) = write_group(cx.slice, cells, grp, kk);
+    Ok(GroupResult {
+        counts,
+        max_plies,
+        levels,
+        reported,
+    })
+}
 
-    // Where each man move that does not crown leads: another men group, the kings
-    // unchanged, so a successor's index is that group's start plus its kings' rank there.
+impl<C> Scratch<C> {
+    /// Empties the buffers for a group of `kk` kings placements a side, its cells open. The
+    /// group's buffers may be slice-sized (a slice of kings only is one group): a failed
+    /// allocation is an error, not an abort.
+    fn prepare(&mut self, kk: usize) -> Result<(), OutOfMemory> {
+        let total = 2 * kk;
+        let oom = |bytes: usize| OutOfMemory {
+            bytes: bytes as u64,
+        };
+        self.cells.clear();
+        self.cells
+            .try_reserve_exact(total)
+            .map_err(|_| oom(total * std::mem::size_of::<Cell>()))?;
+        self.cells.resize_with(total, Cell::open);
+        self.kings.clear();
+        // Exact, not by doubling: a group of kings only holds hundreds of millions of them.
+        self.kings
+            .try_reserve_exact(kk)
+            .map_err(|_| oom(kk * std::mem::size_of::<(u64, u64)>()))?;
+        for list in self.frontier.iter_mut().chain(self.cands.iter_mut()) {
+            list.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Lists in `man_moves` where each man move of the group with men `wmen`, `bmen` that does
+/// not crown leads: another men group, the kings unchanged, so a successor's index is that
+/// group's start plus its kings' rank there. Returns `first_move`: for each square of a man,
+/// where its moves start in `man_moves` (they are listed together, by square).
+fn list_man_moves<S, R>(
+    cx: &SliceSolve<S, R>,
+    wmen: u64,
+    bmen: u64,
+    man_moves: &mut Vec<ManMove>,
+) -> [u8; 64] {
+    let (ix, g) = (cx.ix, cx.rules.geometry());
+    let kk = ix.kings_per_group();
+    let group_men = wmen | bmen;
     man_moves.clear();
-    // `first_move[sq]`: where the moves of the man on `sq` start in `man_moves` (they are
-    // listed together, by square); set for the group's men only.
     let mut first_move = [0u8; 64];
     for side in [Color::White, Color::Black] {
         let (mut men, crown_row) = match side {
@@ -1408,7 +1459,7 @@ fn solve_group<S: Finished, R: Results>(
             let sq = men.trailing_zeros() as u8;
             men &= men - 1;
             first_move[sq as usize] = man_moves.len() as u8;
-            let mut to = steps.fwd[side.index()][sq as usize] & !group_men & !crown_row;
+            let mut to = cx.steps.fwd[side.index()][sq as usize] & !group_men & !crown_row;
             while to != 0 {
                 let t = to.trailing_zeros() as u8;
                 to &= to - 1;
@@ -1420,33 +1471,54 @@ fn solve_group<S: Finished, R: Results>(
                 man_moves.push(ManMove {
                     from: sq,
                     to: t,
-                    start: ix.group_of(w2, b2) * kk as u64,
+                    start: ix.group_of(w2, b2) * kk,
                     rank: ix.ranker_of_men((w2, b2)),
                 });
             }
         }
     }
+    first_move
+}
 
-    // Initialise.
-    let ctx = GroupInit {
-        rules,
-        src,
-        material,
-        ix,
-        steps,
-        slice,
-        man_moves,
-        first_move: &first_move,
-        dec: &dec,
-        group_men,
-    };
-    let mut reported = 0;
-    if let Some(progress) = parallel.filter(|_| kk >= 2 * INIT_CHUNK) {
-        // One large group alone in its round (a slice of kings only): its positions are
-        // classified in chunks on every thread, each chunk into its own lists, merged after.
-        // Each chunk reports its progress (the propagation that follows is reported when the
-        // group is done).
-        reported = 2 * kk as u64;
+impl<S: Finished, R: Results> GroupInit<'_, S, R> {
+    /// Classifies every position of the group on this thread, in index order, recording
+    /// each in its cell and the level lists, and the kings placements in `kings`.
+    #[allow(clippy::too_many_arguments)]
+    fn serial(
+        &self,
+        cells: &mut [Cell],
+        kings: &mut Vec<(u64, u64)>,
+        frontier: &mut Vec<Vec<u32>>,
+        cands: &mut Vec<Vec<u32>>,
+        moves: &mut Vec<dtb_probe::movegen::Move>,
+        after: &mut Vec<Position>,
+        look: &mut S::Cache,
+    ) -> Result<(), SolveError<S::Error>> {
+        let kk = cells.len() / 2;
+        for (li, (wk, bk)) in self.dec.kings_from(0).enumerate() {
+            kings.push((wk, bk));
+            for side in [Color::White, Color::Black] {
+                let l = li + side.index() * kk;
+                let st = self.start(wk, bk, side, moves, after, look)?;
+                record(st, &mut cells[l], l as u32, frontier, cands);
+            }
+        }
+        Ok(())
+    }
+
+    /// [`GroupInit::serial`] for one large group alone in its round (a slice of kings only):
+    /// its positions are classified in chunks on every thread, each chunk into its own lists,
+    /// merged after. Each chunk reports its progress; returns the progress reported (the
+    /// propagation that follows is reported when the group is done).
+    fn parallel(
+        &self,
+        cells: &mut [Cell],
+        kings: &mut Vec<(u64, u64)>,
+        frontier: &mut Vec<Vec<u32>>,
+        cands: &mut Vec<Vec<u32>>,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<u64, SolveError<S::Error>> {
+        let kk = cells.len() / 2;
         kings.resize(kk, (0, 0));
         let (white, black) = cells.split_at_mut(kk);
         type Lists = (Vec<Vec<u32>>, Vec<Vec<u32>>);
@@ -1460,13 +1532,13 @@ fn solve_group<S: Finished, R: Results>(
                 |(moves, after, look), (c, ((white, black), ks))| {
                     let first = c * INIT_CHUNK;
                     let (mut fr, mut ca) = (Vec::new(), Vec::new());
-                    let placements = dec.kings_from(first as u64).take(ks.len());
+                    let placements = self.dec.kings_from(first as u64).take(ks.len());
                     for (j, (wk, bk)) in placements.enumerate() {
                         ks[j] = (wk, bk);
                         for (side, cell) in
                             [(Color::White, &mut white[j]), (Color::Black, &mut black[j])]
                         {
-                            let st = ctx.start(wk, bk, side, moves, after, look)?;
+                            let st = self.start(wk, bk, side, moves, after, look)?;
                             let l = first + j + side.index() * kk;
                             record(st, cell, l as u32, &mut fr, &mut ca);
                         }
@@ -1488,183 +1560,285 @@ fn solve_group<S: Finished, R: Results>(
                 }
             }
         }
-    } else {
-        for (li, (wk, bk)) in dec.kings_from(0).enumerate() {
-            kings.push((wk, bk));
-            for side in [Color::White, Color::Black] {
-                let l = li + side.index() * kk;
-                let st = ctx.start(wk, bk, side, moves, after, look)?;
-                record(st, &mut cells[l], l as u32, frontier, cands);
-            }
-        }
+        Ok(2 * kk as u64)
+    }
+}
+
+/// How the propagation reaches a group's cells: [`Owned`] where one worker holds the group
+/// (plain loads and stores through `get_mut`), [`Claimed`] where a group alone in its round
+/// propagates a level on every thread (a cell claimed by compare-and-swap on a loss level, or
+/// by the decrement that takes its counter to zero on a win level, so each is resolved
+/// once). [`GroupLevels::step`] is written once over both, so the two cannot drift apart.
+trait CellAccess {
+    /// The value bits of cell `l` ([`OPEN`] while unresolved).
+    fn val(&mut self, l: usize) -> u16;
+    /// Resolves open cell `l` to `code`; false if another thread resolved it first.
+    fn claim(&mut self, l: usize, code: u16) -> bool;
+    /// Counts one successor of cell `l` off; true if it was its last one in the group.
+    fn last_successor(&mut self, l: usize) -> bool;
+    /// The exit bits and slowest loss exit of cell `l`.
+    fn aux(&mut self, l: usize) -> u16;
+    /// Resolves cell `l`, whose last successor this thread counted off, to `code`.
+    fn set(&mut self, l: usize, code: u16);
+}
+
+/// The cells of a group one worker holds.
+struct Owned<'a>(&'a mut [Cell]);
+
+impl CellAccess for Owned<'_> {
+    #[inline(always)]
+    fn val(&mut self, l: usize) -> u16 {
+        *self.0[l].val.get_mut()
     }
 
-    // Propagate by levels of plies, king moves only.
-    let mut level = 0usize;
-    let mut levels = 0usize;
-    let mut current = Vec::new();
-    while level < frontier.len() || level < cands.len() {
-        if level >= AUX_LEVEL as usize {
-            return Err(SolveError::TooDeep(material));
-        }
-        if let Some(list) = cands.get_mut(level) {
-            for &l in list.iter() {
-                let cell = &mut cells[l as usize];
-                // A win exit's distance (a position with one), else a slow loss's.
-                let win = cell.aux & AUX_WIN_EXIT != 0;
-                let val = cell.val.get_mut();
-                if *val == OPEN {
-                    *val = code_at(level, win);
-                    put(frontier, level, l);
-                }
+    #[inline(always)]
+    fn claim(&mut self, l: usize, code: u16) -> bool {
+        *self.0[l].val.get_mut() = code;
+        true
+    }
+
+    #[inline(always)]
+    fn last_successor(&mut self, l: usize) -> bool {
+        let cnt = self.0[l].cnt.get_mut();
+        *cnt -= 1;
+        *cnt == 0
+    }
+
+    #[inline(always)]
+    fn aux(&mut self, l: usize) -> u16 {
+        self.0[l].aux
+    }
+
+    #[inline(always)]
+    fn set(&mut self, l: usize, code: u16) {
+        *self.0[l].val.get_mut() = code;
+    }
+}
+
+/// The cells of a group whose level every thread propagates.
+#[derive(Clone, Copy)]
+struct Claimed<'a>(&'a [Cell]);
+
+impl CellAccess for Claimed<'_> {
+    #[inline(always)]
+    fn val(&mut self, l: usize) -> u16 {
+        self.0[l].val.load(Relaxed)
+    }
+
+    #[inline(always)]
+    fn claim(&mut self, l: usize, code: u16) -> bool {
+        self.0[l]
+            .val
+            .compare_exchange(OPEN, code, Relaxed, Relaxed)
+            .is_ok()
+    }
+
+    #[inline(always)]
+    fn last_successor(&mut self, l: usize) -> bool {
+        self.0[l].cnt.fetch_sub(1, Relaxed) == 1
+    }
+
+    #[inline(always)]
+    fn aux(&mut self, l: usize) -> u16 {
+        self.0[l].aux
+    }
+
+    #[inline(always)]
+    fn set(&mut self, l: usize, code: u16) {
+        self.0[l].val.store(code, Relaxed);
+    }
+}
+
+/// What the propagation of a group needs besides its cells and level lists: the group's
+/// shape (`kk` kings placements a side, their squares, its men) to find predecessors.
+struct GroupLevels<'a> {
+    kk: usize,
+    kings: &'a [(u64, u64)],
+    men: u64,
+    steps: &'a Steps,
+    dec: &'a dtb_probe::internal::index::GroupDecoder,
+    /// Under `blocked = majority` a level holds wins and losses: each position's outcome is
+    /// read from its code. Otherwise a level's outcome is its parity.
+    mixed: bool,
+}
+
+/// One level of the propagation: positions resolved in `level` plies, and the codes their
+/// predecessors get.
+#[derive(Clone, Copy)]
+struct Level {
+    level: usize,
+    lost_here: bool,
+    win_next: u16,
+    loss_next: u16,
+}
+
+impl GroupLevels<'_> {
+    /// Propagates by levels of plies, king moves only, from the positions the init pass
+    /// resolved (`frontier`) and scheduled (`cands`). Returns the number of levels run, or
+    /// `None` past the deepest level a cell can hold.
+    fn propagate(
+        &self,
+        cells: &mut [Cell],
+        frontier: &mut Vec<Vec<u32>>,
+        cands: &mut Vec<Vec<u32>>,
+        parallel: bool,
+    ) -> Option<usize> {
+        let mut level = 0usize;
+        let mut levels = 0usize;
+        let mut current = Vec::new();
+        while level < frontier.len() || level < cands.len() {
+            if level >= AUX_LEVEL as usize {
+                return None;
             }
-            list.clear();
-        }
-        current.clear();
-        if let Some(f) = frontier.get_mut(level) {
-            std::mem::swap(f, &mut current);
-        }
-        if current.is_empty() {
-            level += 1;
-            continue;
-        }
-        levels += 1;
-        // Under `blocked = majority` a level holds wins and losses: each position's outcome
-        // is read from its code. Otherwise a level's outcome is its parity.
-        let mixed = mixed_levels(rules);
-        let lost_here = level.is_multiple_of(2);
-        let (win_next, loss_next) = (code_at(level + 1, true), code_at(level + 1, false));
-        let placements: &[(u64, u64)] = kings;
-        if parallel.is_some() && current.len() >= 2 * PROPAGATE_CHUNK {
-            // A group alone in its round: the level's frontier on every thread. A cell is
-            // claimed by compare-and-swap (a loss level) or by the decrement that takes its
-            // counter to zero (a win level), so each is resolved once, and a level's
-            // results do not depend on the order its frontier is processed in.
-            let shared: &[Cell] = cells;
-            type Found = (Vec<u32>, Vec<(usize, u32)>);
-            let found: Vec<Found> = current
-                .par_chunks(PROPAGATE_CHUNK)
-                .map(|part| {
-                    let (mut next, mut later) = (Vec::new(), Vec::new());
-                    for &l in part {
-                        let lost = if mixed {
-                            wld_of(shared[l as usize].val.load(Relaxed)) == Wld::Loss
-                        } else {
-                            lost_here
-                        };
-                        for_each_predecessor(
-                            l as usize,
-                            kk,
-                            placements,
-                            group_men,
-                            steps,
-                            &dec,
-                            &mut |ql| {
-                                let cell = &shared[ql];
-                                if cell.val.load(Relaxed) != OPEN {
-                                    return;
-                                }
-                                if lost {
-                                    if cell
-                                        .val
-                                        .compare_exchange(OPEN, win_next, Relaxed, Relaxed)
-                                        .is_ok()
-                                    {
-                                        next.push(ql as u32);
-                                    }
-                                    return;
-                                }
-                                if cell.cnt.fetch_sub(1, Relaxed) != 1 {
-                                    return;
-                                }
-                                match lost_at(cell.aux, level) {
-                                    Some(at) if at == level + 1 => {
-                                        cell.val.store(loss_next, Relaxed);
-                                        next.push(ql as u32);
-                                    }
-                                    Some(at) => later.push((at, ql as u32)),
-                                    None => {}
-                                }
-                            },
-                        );
+            if let Some(list) = cands.get_mut(level) {
+                for &l in list.iter() {
+                    let cell = &mut cells[l as usize];
+                    // A win exit's distance (a position with one), else a slow loss's.
+                    let win = cell.aux & AUX_WIN_EXIT != 0;
+                    let val = cell.val.get_mut();
+                    if *val == OPEN {
+                        *val = code_at(level, win).bits();
+                        put(frontier, level, l);
                     }
-                    (next, later)
-                })
-                .collect();
-            for (next, later) in found {
-                for ql in next {
-                    put(frontier, level + 1, ql);
                 }
-                for (at, ql) in later {
-                    put(cands, at, ql);
+                list.clear();
+            }
+            current.clear();
+            if let Some(f) = frontier.get_mut(level) {
+                std::mem::swap(f, &mut current);
+            }
+            if current.is_empty() {
+                level += 1;
+                continue;
+            }
+            levels += 1;
+            let lv = Level {
+                level,
+                lost_here: level.is_multiple_of(2),
+                win_next: code_at(level + 1, true).bits(),
+                loss_next: code_at(level + 1, false).bits(),
+            };
+            if parallel && current.len() >= 2 * PROPAGATE_CHUNK {
+                let shared = Claimed(cells);
+                type Found = (Vec<u32>, Vec<(usize, u32)>);
+                let found: Vec<Found> = current
+                    .par_chunks(PROPAGATE_CHUNK)
+                    .map(|part| {
+                        let (mut next, mut later) = (Vec::new(), Vec::new());
+                        let mut cells = shared;
+                        for &l in part {
+                            self.step(&mut cells, lv, l, &mut |at, ql| {
+                                if at == level + 1 {
+                                    next.push(ql);
+                                } else {
+                                    later.push((at, ql));
+                                }
+                            });
+                        }
+                        (next, later)
+                    })
+                    .collect();
+                for (next, later) in found {
+                    for ql in next {
+                        put(frontier, level + 1, ql);
+                    }
+                    for (at, ql) in later {
+                        put(cands, at, ql);
+                    }
+                }
+            } else {
+                let mut owned = Owned(cells);
+                for &l in &current {
+                    self.step(&mut owned, lv, l, &mut |at, ql| {
+                        let lists = if at == level + 1 {
+                            &mut *frontier
+                        } else {
+                            &mut *cands
+                        };
+                        put(lists, at, ql);
+                    });
                 }
             }
-        } else {
-            for &l in &current {
-                let lost = if mixed {
-                    wld_of(*cells[l as usize].val.get_mut()) == Wld::Loss
-                } else {
-                    lost_here
-                };
-                for_each_predecessor(
-                    l as usize,
-                    kk,
-                    placements,
-                    group_men,
-                    steps,
-                    &dec,
-                    &mut |ql| {
-                        let cell = &mut cells[ql];
-                        let val = cell.val.get_mut();
-                        if *val != OPEN {
-                            return;
-                        }
-                        if lost {
-                            *val = win_next;
-                            put(frontier, level + 1, ql as u32);
-                            return;
-                        }
-                        let cnt = cell.cnt.get_mut();
-                        *cnt -= 1;
-                        if *cnt != 0 {
-                            return;
-                        }
-                        match lost_at(cell.aux, level) {
-                            Some(at) if at == level + 1 => {
-                                *cell.val.get_mut() = loss_next;
-                                put(frontier, level + 1, ql as u32);
-                            }
-                            Some(at) => put(cands, at, ql as u32),
-                            None => {}
-                        }
-                    },
-                );
-            }
+            level += 1;
         }
-        level += 1;
+        Some(levels)
     }
 
+    /// The predecessors of position `l`, resolved at `lv.level`: each open one is won at the
+    /// next level if `l` is lost; if `l` is won, it loses a successor, and with its last one
+    /// gone it is lost at the next level or at its slowest exit (or its exits decide it).
+    /// `found(at, ql)`: predecessor `ql` is resolved at level `at` (the next: done; a later
+    /// one: scheduled).
+    #[inline(always)]
+    fn step<C: CellAccess>(
+        &self,
+        cells: &mut C,
+        lv: Level,
+        l: u32,
+        found: &mut impl FnMut(usize, u32),
+    ) {
+        let lost = if self.mixed {
+            Code::from_bits(cells.val(l as usize)).wld() == Wld::Loss
+        } else {
+            lv.lost_here
+        };
+        for_each_predecessor(
+            l as usize,
+            self.kk,
+            self.kings,
+            self.men,
+            self.steps,
+            self.dec,
+            &mut |ql| {
+                if cells.val(ql) != OPEN {
+                    return;
+                }
+                if lost {
+                    if cells.claim(ql, lv.win_next) {
+                        found(lv.level + 1, ql as u32);
+                    }
+                    return;
+                }
+                if !cells.last_successor(ql) {
+                    return;
+                }
+                match lost_at(cells.aux(ql), lv.level) {
+                    Some(at) if at == lv.level + 1 => {
+                        cells.set(ql, lv.loss_next);
+                        found(at, ql as u32);
+                    }
+                    Some(at) => found(at, ql as u32),
+                    None => {}
+                }
+            },
+        );
+    }
+}
+
+/// Writes the final values and capture flags of group `grp` (`kk` kings placements a side)
+/// from its `cells` into the slice's results (open cells are draws); returns its wins,
+/// losses and draws per side and its longest distance.
+fn write_group<R: Results>(
+    slice: &Shared<R>,
+    cells: &[Cell],
+    grp: u64,
+    kk: usize,
+) -> ([[u64; 3]; 2], u16) {
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
     let base = (grp * kk as u64) as usize;
     for (side, part) in cells.chunks(kk).enumerate() {
-        slice.values.set_run(side, base, kk, |i| {
-            let val = part[i].val.load(Relaxed);
-            if val == OPEN {
-                DRAW
-            } else {
-                val
-            }
-        });
+        slice
+            .values
+            .set_run(side, base, kk, |i| part[i].value().unwrap_or(DRAW));
         let capture = &slice.capture[side];
         // Capture flags are gathered a word at a time; a word at either end of the range
         // may be shared with the next group, hence `fetch_or`.
         let mut word = 0u64;
         let mut at = base / 64;
         for (i, cell) in part.iter().enumerate() {
-            let val = cell.val.load(Relaxed);
-            let v = if val == OPEN { DRAW } else { val };
-            tally(&mut counts[side], &mut max_plies, v);
+            let val = cell.value();
+            tally(&mut counts[side], &mut max_plies, val.unwrap_or(DRAW));
             let pos = base + i;
             if pos / 64 != at {
                 if word != 0 {
@@ -1673,7 +1847,7 @@ fn solve_group<S: Finished, R: Results>(
                 word = 0;
                 at = pos / 64;
             }
-            if cell.aux & AUX_CAPTURE != 0 && val != OPEN {
+            if cell.aux & AUX_CAPTURE != 0 && val.is_some() {
                 word |= 1 << (pos % 64);
             }
         }
@@ -1681,12 +1855,7 @@ fn solve_group<S: Finished, R: Results>(
             capture[at].fetch_or(word, Relaxed);
         }
     }
-    Ok(GroupResult {
-        counts,
-        max_plies,
-        levels,
-        reported,
-    })
+    (counts, max_plies)
 }
 
 /// Position helper for callers: the index-space position `i` of `side` in a slice.

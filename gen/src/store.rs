@@ -9,23 +9,21 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use dtb_probe::internal::format::{unpack_value, wld_code, ValueKind, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode};
 use dtb_probe::internal::index::{KingsRanker, SliceIndex};
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
-use dtb_probe::internal::value::{
-    code_of_wld, goodness, normalize, parent_code, ValueSource, Wld, LOST,
-};
+use dtb_probe::internal::value::{normalize, Best, Code, ValueSource, LOST};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
-use crate::solve::SolvedSlice;
+use crate::solve::{code_of_bits, SolvedSlice};
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
-/// a position, 32 a word, as `WLD_WIN` / `WLD_LOSS` / `WLD_DRAW` (`dtb_probe::internal::format`).
+/// a position, 32 a word, as [`WldCode`]s.
 pub enum Codes {
-    Dtw(Vec<u16>),
+    Dtw(Vec<Code>),
     Wld(Vec<u64>),
     /// Packed outcomes as in `Wld`, or DTW codes as in `Dtw`, in a scratch file mapped into
     /// memory (read-only): what a build whose finished slices do not fit its memory budget
@@ -38,7 +36,7 @@ pub enum Codes {
 #[derive(Clone, Copy)]
 pub enum Raw<'a> {
     Words(&'a [u64]),
-    Codes(&'a [u16]),
+    Codes(&'a [Code]),
 }
 
 impl Raw<'_> {
@@ -126,15 +124,14 @@ impl Pages for Scratch {
 
 impl Codes {
     /// The outcomes of value codes (DTW codes, or WLD codes with nominal distances), packed.
-    pub fn wld_of_codes(values: &[u16]) -> Codes {
+    pub fn wld_of_codes(values: &[Code]) -> Codes {
         use rayon::prelude::*;
         let words = values
             .par_chunks(32)
             .map(|chunk| {
-                chunk
-                    .iter()
-                    .enumerate()
-                    .fold(0u64, |w, (j, &v)| w | (wld_code(v) as u64) << (2 * j))
+                chunk.iter().enumerate().fold(0u64, |w, (j, &v)| {
+                    w | u64::from(WldCode::of(v).bits()) << (2 * j)
+                })
             })
             .collect();
         Codes::Wld(words)
@@ -143,23 +140,19 @@ impl Codes {
     /// The code at `i` (a WLD outcome with its nominal distance), `None` past the end
     /// (`len` values are held).
     #[inline]
-    fn get(&self, i: usize, len: u64) -> Option<u16> {
+    fn get(&self, i: usize, len: u64) -> Option<Code> {
         let bits = match self {
             Codes::Dtw(v) => return v.get(i).copied(),
             _ if i as u64 >= len => return None,
             Codes::Wld(w) => (w.get(i / 32)? >> (2 * (i % 32))) & 3,
             Codes::Mapped(f) if f.kind == ScratchKind::Dtw => {
                 let b = f.map.get(2 * i..2 * i + 2)?;
-                return Some(u16::from_le_bytes([b[0], b[1]]));
+                return Some(Code::from_bits(u16::from_le_bytes([b[0], b[1]])));
             }
             // Little-endian words: position i is in byte i / 4.
             Codes::Mapped(f) => u64::from(*f.map.get(i / 4)? >> (2 * (i % 4)) & 3),
         };
-        Some(match bits as u16 {
-            WLD_WIN => code_of_wld(Wld::Win),
-            WLD_LOSS => code_of_wld(Wld::Loss),
-            _ => code_of_wld(Wld::Draw),
-        })
+        Some(code_of_bits(bits).code())
     }
 
     /// Bytes of memory held (a mapped file: none of its own).
@@ -205,7 +198,8 @@ impl Codes {
                 }
                 Raw::Codes(codes) => {
                     for chunk in codes.chunks(1 << 15) {
-                        let b: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
+                        let b: Vec<u8> =
+                            chunk.iter().flat_map(|x| x.bits().to_le_bytes()).collect();
                         put(&b)?;
                     }
                 }
@@ -416,7 +410,7 @@ impl Store {
 
     /// Add a solved slice's true DTW codes, every position's (capture positions included, as
     /// in [`SolvedSlice::values`]; `sides[s]` for side `s`, if stored).
-    pub fn insert(&mut self, material: Material, sides: [Option<Vec<u16>>; 2]) {
+    pub fn insert(&mut self, material: Material, sides: [Option<Vec<Code>>; 2]) {
         let [a, b] = sides;
         self.insert_codes(material, [a.map(Codes::Dtw), b.map(Codes::Dtw)]);
     }
@@ -536,7 +530,7 @@ impl Store {
                             source: e,
                         })?;
                     match &mut codes {
-                        Codes::Dtw(v) => v.push(code),
+                        Codes::Dtw(v) => v.push(Code::from_bits(code)),
                         Codes::Wld(w) => w[i / 32] |= (code as u64 & 3) << (2 * (i % 32)),
                         Codes::Mapped(_) => unreachable!("built above as Dtw or Wld"),
                     }
@@ -592,7 +586,8 @@ impl Store {
                             self.capture_values(index, side, start, len, |j, code| {
                                 let word = &mut words[j / 32];
                                 let shift = 2 * (j % 32);
-                                *word = *word & !(3 << shift) | (wld_code(code) as u64) << shift;
+                                *word = *word & !(3 << shift)
+                                    | u64::from(WldCode::of(code).bits()) << shift;
                             })
                         })?
                 }
@@ -609,7 +604,7 @@ impl Store {
         side: Color,
         start: u64,
         len: usize,
-        mut set: impl FnMut(usize, u16),
+        mut set: impl FnMut(usize, Code),
     ) -> Result<(), Missing> {
         let kk = index.kings_per_group();
         let mut after = Vec::with_capacity(16);
@@ -631,14 +626,11 @@ impl Store {
                     legal_moves(&self.rules, &pos, Counting::Unique, &mut moves);
                     after.extend(moves.iter().map(|m| m.apply_unchecked(&pos)));
                 }
-                let mut best: Option<u16> = None;
+                let mut best = Best::default();
                 for succ in &after {
-                    let v = parent_code(self.value(succ, &mut look)?);
-                    if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                        best = Some(v);
-                    }
+                    best.offer(self.value(succ, &mut look)?);
                 }
-                set(j + k, best.unwrap_or(LOST));
+                set(j + k, best.value());
             }
             j += run;
         }
@@ -691,7 +683,7 @@ impl Store {
     /// # Errors
     /// [`Missing`] if its slice is not in the store.
     #[inline]
-    pub fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<u16, Missing> {
+    pub fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<Code, Missing> {
         let stm = pos.side_to_move();
         if pos.pieces(stm) == 0 {
             return Ok(LOST);
@@ -770,7 +762,7 @@ impl crate::finished::Finished for Store {
     type Error = Missing;
 
     #[inline]
-    fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<u16, Missing> {
+    fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<Code, Missing> {
         Store::value(self, pos, cache)
     }
 }
@@ -778,7 +770,7 @@ impl crate::finished::Finished for Store {
 impl ValueSource for Store {
     type Error = Missing;
 
-    fn stored(&self, pos: &Position) -> Result<u16, Missing> {
+    fn stored(&self, pos: &Position) -> Result<Code, Missing> {
         let material = pos.material();
         let side = pos.side_to_move();
         let missing = || Missing { material, side };
@@ -797,7 +789,6 @@ mod tests {
     use super::*;
     use crate::build::{self, Plan, Quiet};
     use crate::solve::solve_slice;
-    use dtb_probe::internal::value::wld_of;
 
     /// A slice read back from its file, whose capture positions hold "don't care", must give
     /// the solver's true value of every position again: for the full build's DTW files
@@ -833,7 +824,7 @@ mod tests {
                         let want = s.values[side.index()][i as usize];
                         let got = loaded.stored(&ix.unindex(i, side)).expect("stored");
                         if wld_only {
-                            assert_eq!(wld_of(got), wld_of(want), "{m} {side:?} {i}");
+                            assert_eq!(got.wld(), want.wld(), "{m} {side:?} {i}");
                         } else {
                             assert_eq!(got, want, "{m} {side:?} {i}");
                         }
@@ -906,7 +897,9 @@ mod scratch_tests {
     fn scratch_files_round_trip_and_damage_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let spill = Spill::default();
-        let codes: Vec<u16> = (0..10_000u32).map(|i| (i * 7919 % 300) as u16).collect();
+        let codes: Vec<Code> = (0..10_000u32)
+            .map(|i| Code::from_bits((i * 7919 % 300) as u16))
+            .collect();
         let words: Vec<u64> = (0..300u64)
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) & 0x5555_5555_5555_5555)
             .collect();

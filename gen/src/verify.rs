@@ -18,13 +18,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::internal::format::{wld_code, ValueKind, FORMAT_VERSION_THREAT};
+use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION_THREAT};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
+use dtb_probe::internal::table::TableFile;
 use dtb_probe::internal::tablebase::parse_file_name;
 use dtb_probe::internal::value::{
-    blocked_code, code_of_wld, goodness, is_capture_position, is_threat_dont_care, parent_code,
-    wld_of, DRAW, FLIP, LOST,
+    blocked_code, is_capture_position, is_threat_dont_care, Best, Code, DRAW, FLIP,
 };
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::{fen, Material, Tablebase, Wld};
@@ -110,38 +110,8 @@ fn verify_slice(
     progress: &(dyn Fn(u64) + Sync),
 ) -> SliceReport {
     let mut problems = Vec::new();
-    let mut tables = Vec::new();
-    let kinds: &[ValueKind] = if wld_only {
-        &[ValueKind::Wld]
-    } else {
-        &[ValueKind::Wld, ValueKind::Dtw]
-    };
-    for &kind in kinds {
-        let what = file_of(dir, rules, m, kind).display().to_string();
-        match tb.table(m, kind) {
-            Ok(t) => match t.verify_payload() {
-                Ok(()) => tables.push(Some(t)),
-                Err(e) => {
-                    problems.push(Problem {
-                        what,
-                        message: dtb_probe::report(&e),
-                    });
-                    tables.push(None);
-                }
-            },
-            Err(e) => {
-                problems.push(Problem {
-                    what,
-                    message: dtb_probe::report(&e),
-                });
-                tables.push(None);
-            }
-        }
-    }
-    let ix = SliceIndex::new(m, rules.geometry());
-    let n = ix.size();
-    let dtw = tables.get(1).copied().flatten();
-    let (Some(wld), true) = (tables[0], wld_only || dtw.is_some()) else {
+    let (wld, dtw) = open_checked(tb, rules, m, dir, wld_only, &mut problems);
+    let (Some(wld), true) = (wld, wld_only || dtw.is_some()) else {
         return SliceReport {
             material: m,
             positions: 0,
@@ -149,21 +119,26 @@ fn verify_slice(
             problems,
         };
     };
+    let ix = SliceIndex::new(m, rules.geometry());
+    let n = ix.size();
     let sides: Vec<Color> = [Color::White, Color::Black]
         .into_iter()
         .filter(|c| wld.header().side_stored(c.index()))
         .collect();
-    let found = Mutex::new(Vec::new());
-    let bad = AtomicU64::new(0);
-    let unreadable = AtomicU64::new(0);
-    let first_unreadable: Mutex<Option<String>> = Mutex::new(None);
-    const CHUNK: u64 = 1 << 12;
     let all = n * sides.len() as u64;
     let total = sample.map_or(all, |s| s.min(all));
-    // Checking every position: also add up the true values, to check the figures the headers
-    // state (counts per side; the longest distance).
-    let whole = total == all;
-    let figures = Mutex::new(Figures::default());
+    let check = SliceCheck {
+        tb,
+        rules,
+        ix,
+        wld,
+        dtw,
+        wld_only,
+        threat_files: wld.header().version == FORMAT_VERSION_THREAT,
+        // Checking every position: also add up the true values, to check the figures the
+        // headers state (counts per side; the longest distance).
+        whole: total == all,
+    };
     // Position `g` of `all`, for item `j` of `total`: all of them in order, or one
     // pseudo-random position in each of `total` equal stretches.
     let pick = |j: u64| -> u64 {
@@ -176,144 +151,29 @@ fn verify_slice(
         );
         lo + splitmix(j ^ u64::from(m.pieces()) << 56) % (hi - lo).max(1)
     };
-    let threat_files = wld.header().version == FORMAT_VERSION_THREAT;
+    let found = Found::default();
     (0..total.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-        let mut moves = Vec::new();
-        let mut scratch = Vec::new();
-        let mut men = MenCache::default();
+        let mut buf = Buffers::default();
         let mut fig = Figures::default();
-        let lo = c * CHUNK;
-        let hi = (lo + CHUNK).min(total);
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(total));
         for g in (lo..hi).map(pick) {
-            let side = sides[(g / n) as usize];
-            let i = g % n;
-            let pos = ix.unindex_cached(i, side, &mut men);
-            legal_moves(rules, &pos, Counting::Unique, &mut moves);
-            if is_capture_position(rules, &moves) {
-                if whole {
-                    // A "don't care" entry: its true value comes from the capture search; its
-                    // stored DTW code still counts towards the file's largest code.
-                    fig.add_true(tb, &pos, dtw.is_some());
-                    if let Some(Ok(code)) = dtw.map(|t| t.stored_code(side.index(), i)) {
-                        fig.max_stored = fig.max_stored.max(code & !FLIP);
-                    }
-                }
-                continue;
-            }
-            let expected: Result<u16, String> = if moves.is_empty() {
-                Ok(blocked_code(rules, &pos))
-            } else {
-                let mut best: Option<u16> = None;
-                let mut err = None;
-                for mv in &moves {
-                    let succ = mv.apply_unchecked(&pos);
-                    let probed = if wld_only {
-                        tb.probe_wld(&succ).map(code_of_wld)
-                    } else {
-                        tb.probe_dtw(&succ).map(|d| d.code())
-                    };
-                    match probed {
-                        Ok(code) => {
-                            let v = parent_code(code);
-                            if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                                best = Some(v);
-                            }
-                        }
-                        Err(e) => {
-                            err = Some(dtb_probe::report(&e));
-                            break;
-                        }
-                    }
-                }
-                match err {
-                    Some(e) => Err(e),
-                    None => Ok(best.unwrap_or(LOST)),
-                }
-            };
-            let stored = match dtw {
-                Some(dtw) => dtw
-                    .stored_code(side.index(), i)
-                    .map_err(|e| dtb_probe::report(&e)),
-                None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
-            };
-            // A version 3 WLD file leaves threat positions "don't care": their WLD value is
-            // the probe's one-ply search (the DTW file, if any, still stores them).
-            let stored_wld = if threat_files && is_threat_dont_care(rules, &pos, &mut scratch) {
-                tb.probe_wld(&pos)
-                    .map(|w| wld_code(code_of_wld(w)))
-                    .map_err(|e| dtb_probe::report(&e))
-            } else {
-                wld.stored_code(side.index(), i)
-                    .map_err(|e| dtb_probe::report(&e))
-            };
-            if whole {
-                if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
-                    fig.add(side, wld_of_file_code(*w), dtw.map(|_| *code));
-                    if dtw.is_some() {
-                        fig.max_stored = fig.max_stored.max(*code & !FLIP);
-                    }
-                } else {
-                    fig.unknown += 1;
-                }
-            }
-            if let Err(e) = &expected {
-                // A successor could not be read (a bad file of another slice): one report
-                // for the slice, not one per position.
-                if unreadable.fetch_add(1, Relaxed) == 0 {
-                    *first_unreadable.lock().expect("no panics while held") = Some(e.clone());
-                }
-                continue;
-            }
-            let msg = match (expected, stored, stored_wld) {
-                (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => Some(e),
-                (Ok(e), Ok(s), Ok(w)) => {
-                    // Under WLD-only, `e` holds nominal distances and `s == e`.
-                    let w_expected = wld_code(e);
-                    if e != s {
-                        Some(format!(
-                            "DTW stores code {s} ({:?}), successors give {e} ({:?})",
-                            wld_of(s),
-                            wld_of(e)
-                        ))
-                    } else if w != w_expected {
-                        Some(format!("WLD stores {w}, successors give {:?}", wld_of(e)))
-                    } else {
-                        None
-                    }
-                }
-            };
-            if let Some(message) = msg {
-                if bad.fetch_add(1, Relaxed) < 20 {
-                    found.lock().expect("no panics while held").push(Problem {
-                        what: format!("slice {m} index {i} {}", fen::write_for(&pos, rules)),
-                        message,
-                    });
-                }
+            let (side, i) = (sides[(g / n) as usize], g % n);
+            match check.position(side, i, &mut buf, &mut fig) {
+                Verdict::Agrees => {}
+                Verdict::Differs { pos, message } => found.differs(&check, m, i, &pos, message),
+                Verdict::Unreadable(e) => found.unreadable(e),
             }
         }
-        figures.lock().expect("no panics while held").merge(&fig);
+        found
+            .figures
+            .lock()
+            .expect("no panics while held")
+            .merge(&fig);
         progress(hi - lo);
     });
-    if whole {
-        // A side whose values are not stored (a colour-symmetric slice): its true values
-        // through the probe (colour-reversed look-ups).
-        for side in [Color::White, Color::Black] {
-            if wld.header().side_stored(side.index()) {
-                continue;
-            }
-            (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                let mut men = MenCache::default();
-                let mut fig = Figures::default();
-                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-                for i in lo..hi {
-                    let pos = ix.unindex_cached(i, side, &mut men);
-                    fig.add_true(tb, &pos, dtw.is_some());
-                }
-                figures.lock().expect("no panics while held").merge(&fig);
-                progress(hi - lo);
-            });
-        }
-        let fig = figures.into_inner().expect("no panics while held");
+    if check.whole {
+        let mut fig = std::mem::take(&mut *found.figures.lock().expect("no panics while held"));
+        check.add_unstored_sides(&mut fig, progress);
         let mut files = vec![(ValueKind::Wld, wld)];
         files.extend(dtw.map(|t| (ValueKind::Dtw, t)));
         for (kind, t) in files {
@@ -326,32 +186,277 @@ fn verify_slice(
             }
         }
     }
-    let skipped = unreadable.load(Relaxed);
-    if skipped > 0 {
-        let e = first_unreadable
-            .into_inner()
-            .expect("no panics while held")
-            .unwrap_or_default();
-        problems.push(Problem {
-            what: format!("slice {m}"),
-            message: format!("{skipped} positions not checked: a successor could not be read: {e}"),
-        });
-    }
-    let mut found = found.into_inner().expect("no panics while held");
-    found.sort_by(|a, b| a.what.cmp(&b.what));
-    let extra = bad.load(Relaxed).saturating_sub(found.len() as u64);
-    problems.extend(found);
-    if extra > 0 {
-        problems.push(Problem {
-            what: format!("slice {m}"),
-            message: format!("{extra} more mismatching positions"),
-        });
-    }
+    problems.extend(found.problems(m));
     SliceReport {
         material: m,
         positions: total,
         outcomes_only: wld_only,
         problems,
+    }
+}
+
+/// Positions a task of [`verify_slice`]'s parallel check takes.
+const CHUNK: u64 = 1 << 12;
+
+/// The files of slice `m` that are checked, their checksums verified: the WLD file and
+/// (unless `wld_only`) the DTW file; `None` for one that cannot be opened or is damaged, the
+/// reason added to `problems`.
+fn open_checked<'a>(
+    tb: &'a Tablebase,
+    rules: &Rules,
+    m: Material,
+    dir: &Path,
+    wld_only: bool,
+    problems: &mut Vec<Problem>,
+) -> (Option<&'a TableFile>, Option<&'a TableFile>) {
+    let mut open = |kind: ValueKind| {
+        let checked = tb
+            .table(m, kind)
+            .map_err(|e| dtb_probe::report(&e))
+            .and_then(|t| {
+                t.verify_payload()
+                    .map(|()| t)
+                    .map_err(|e| dtb_probe::report(&e))
+            });
+        checked
+            .map_err(|message| {
+                problems.push(Problem {
+                    what: file_of(dir, rules, m, kind).display().to_string(),
+                    message,
+                })
+            })
+            .ok()
+    };
+    let wld = open(ValueKind::Wld);
+    let dtw = if wld_only { None } else { open(ValueKind::Dtw) };
+    (wld, dtw)
+}
+
+/// One slice's files and what checking a position of it needs.
+struct SliceCheck<'a> {
+    tb: &'a Tablebase,
+    rules: &'a Rules,
+    ix: SliceIndex,
+    wld: &'a TableFile,
+    dtw: Option<&'a TableFile>,
+    wld_only: bool,
+    /// The WLD file leaves threat positions "don't care" (format version 3).
+    threat_files: bool,
+    /// Every position is checked, so the true values are added up too.
+    whole: bool,
+}
+
+/// A worker's buffers, kept from position to position.
+#[derive(Default)]
+struct Buffers {
+    moves: Vec<dtb_probe::movegen::Move>,
+    threat_moves: Vec<dtb_probe::movegen::Move>,
+    men: MenCache,
+}
+
+/// What checking one position found.
+enum Verdict {
+    /// Its stored values agree with its successors' (or it is a capture position, whose
+    /// stored value is "don't care").
+    Agrees,
+    /// They do not.
+    Differs {
+        pos: dtb_probe::Position,
+        message: String,
+    },
+    /// A successor's value could not be read (a bad file of another slice).
+    Unreadable(String),
+}
+
+impl SliceCheck<'_> {
+    /// Checks position `i` of `side`: its stored DTW code (or, WLD-only, its outcome) against
+    /// the best over its successors, and its stored WLD code against that outcome, adding its
+    /// true value to `fig` when the whole slice is checked.
+    fn position(&self, side: Color, i: u64, buf: &mut Buffers, fig: &mut Figures) -> Verdict {
+        let (rules, tb) = (self.rules, self.tb);
+        let pos = self.ix.unindex_cached(i, side, &mut buf.men);
+        legal_moves(rules, &pos, Counting::Unique, &mut buf.moves);
+        if is_capture_position(rules, &buf.moves) {
+            if self.whole {
+                // A "don't care" entry: its true value comes from the capture search; its
+                // stored DTW code still counts towards the file's largest code.
+                fig.add_true(tb, &pos, self.dtw.is_some());
+                if let Some(Ok(code)) = self.dtw.map(|t| t.stored_code(side.index(), i)) {
+                    fig.max_stored = fig.max_stored.max(code & !FLIP);
+                }
+            }
+            return Verdict::Agrees;
+        }
+        let expected = self.best_over_successors(&pos, &buf.moves);
+        let stored = match self.dtw {
+            Some(dtw) => dtw
+                .stored_code(side.index(), i)
+                .map(Code::from_bits)
+                .map_err(|e| dtb_probe::report(&e)),
+            None => Ok(expected.clone().unwrap_or(DRAW)), // WLD-only: nothing to compare
+        };
+        // A version 3 WLD file leaves threat positions "don't care": their WLD value is the
+        // probe's one-ply search (the DTW file, if any, still stores them).
+        let stored_wld =
+            if self.threat_files && is_threat_dont_care(rules, &pos, &mut buf.threat_moves) {
+                tb.probe_wld(&pos)
+                    .map(WldCode::of_wld)
+                    .map_err(|e| dtb_probe::report(&e))
+            } else {
+                self.wld
+                    .stored_code(side.index(), i)
+                    .map_err(|e| dtb_probe::report(&e))
+                    .and_then(|raw| {
+                        WldCode::from_bits(raw).ok_or_else(|| format!("invalid WLD code {raw}"))
+                    })
+            };
+        if self.whole {
+            if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
+                fig.add(side, w.wld(), self.dtw.map(|_| *code));
+                if self.dtw.is_some() {
+                    fig.max_stored = fig.max_stored.max(code.bits() & !FLIP);
+                }
+            } else {
+                fig.unknown += 1;
+            }
+        }
+        let message = match (expected, stored, stored_wld) {
+            (Err(e), _, _) => return Verdict::Unreadable(e),
+            (_, Err(e), _) | (_, _, Err(e)) => e,
+            // Under WLD-only, `e` holds nominal distances and `s == e`.
+            (Ok(e), Ok(s), Ok(_)) if e != s => format!(
+                "DTW stores code {} ({:?}), successors give {} ({:?})",
+                s.bits(),
+                s.wld(),
+                e.bits(),
+                e.wld()
+            ),
+            (Ok(e), Ok(_), Ok(w)) if w != WldCode::of(e) => {
+                format!("WLD stores {}, successors give {:?}", w.bits(), e.wld())
+            }
+            _ => return Verdict::Agrees,
+        };
+        Verdict::Differs { pos, message }
+    }
+
+    /// The value of `pos` (not a capture position; `moves` its legal moves) by the best of
+    /// its successors' values as the probe reads them, or why one could not be read.
+    fn best_over_successors(
+        &self,
+        pos: &dtb_probe::Position,
+        moves: &[dtb_probe::movegen::Move],
+    ) -> Result<Code, String> {
+        if moves.is_empty() {
+            return Ok(blocked_code(self.rules, pos));
+        }
+        let mut best = Best::default();
+        for mv in moves {
+            let succ = mv.apply_unchecked(pos);
+            let probed = if self.wld_only {
+                self.tb.probe_wld(&succ).map(Code::of_wld)
+            } else {
+                self.tb.probe_dtw(&succ).map(|d| d.code())
+            };
+            best.offer(probed.map_err(|e| dtb_probe::report(&e))?);
+        }
+        Ok(best.value())
+    }
+
+    /// Adds to `fig` the true values of a side whose values are not stored (a
+    /// colour-symmetric slice), through the probe (colour-reversed look-ups).
+    fn add_unstored_sides(&self, fig: &mut Figures, progress: &(dyn Fn(u64) + Sync)) {
+        let n = self.ix.size();
+        for side in [Color::White, Color::Black] {
+            if self.wld.header().side_stored(side.index()) {
+                continue;
+            }
+            let merged = Mutex::new(Figures::default());
+            (0..n.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                let mut men = MenCache::default();
+                let mut part = Figures::default();
+                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+                for i in lo..hi {
+                    let pos = self.ix.unindex_cached(i, side, &mut men);
+                    part.add_true(self.tb, &pos, self.dtw.is_some());
+                }
+                merged.lock().expect("no panics while held").merge(&part);
+                progress(hi - lo);
+            });
+            fig.merge(&merged.into_inner().expect("no panics while held"));
+        }
+    }
+}
+
+/// What the parallel check of a slice found, gathered from its workers.
+#[derive(Default)]
+struct Found {
+    /// The first 20 positions whose values differ (in no particular order).
+    shown: Mutex<Vec<Problem>>,
+    differing: AtomicU64,
+    unreadable: AtomicU64,
+    first_unreadable: Mutex<Option<String>>,
+    figures: Mutex<Figures>,
+}
+
+impl Found {
+    fn differs(
+        &self,
+        check: &SliceCheck,
+        m: Material,
+        i: u64,
+        pos: &dtb_probe::Position,
+        message: String,
+    ) {
+        if self.differing.fetch_add(1, Relaxed) < 20 {
+            self.shown
+                .lock()
+                .expect("no panics while held")
+                .push(Problem {
+                    what: format!("slice {m} index {i} {}", fen::write_for(pos, check.rules)),
+                    message,
+                });
+        }
+    }
+
+    /// One report for the slice, not one per position.
+    fn unreadable(&self, e: String) {
+        if self.unreadable.fetch_add(1, Relaxed) == 0 {
+            *self.first_unreadable.lock().expect("no panics while held") = Some(e);
+        }
+    }
+
+    /// The problems to report: positions not checked, then the differing positions shown
+    /// (sorted), then how many more differ.
+    fn problems(self, m: Material) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let skipped = self.unreadable.into_inner();
+        if skipped > 0 {
+            let e = self
+                .first_unreadable
+                .into_inner()
+                .expect("no panics while held")
+                .unwrap_or_default();
+            problems.push(Problem {
+                what: format!("slice {m}"),
+                message: format!(
+                    "{skipped} positions not checked: a successor could not be read: {e}"
+                ),
+            });
+        }
+        let mut shown = self.shown.into_inner().expect("no panics while held");
+        shown.sort_by(|a, b| a.what.cmp(&b.what));
+        let extra = self
+            .differing
+            .into_inner()
+            .saturating_sub(shown.len() as u64);
+        problems.extend(shown);
+        if extra > 0 {
+            problems.push(Problem {
+                what: format!("slice {m}"),
+                message: format!("{extra} more mismatching positions"),
+            });
+        }
+        problems
     }
 }
 
@@ -370,17 +475,8 @@ struct Figures {
     unknown: u64,
 }
 
-/// The outcome of a WLD file code (0 draw, 1 win, 2 loss).
-fn wld_of_file_code(w: u16) -> Wld {
-    match w {
-        1 => Wld::Win,
-        2 => Wld::Loss,
-        _ => Wld::Draw,
-    }
-}
-
 impl Figures {
-    fn add(&mut self, side: Color, w: Wld, dtw_code: Option<u16>) {
+    fn add(&mut self, side: Color, w: Wld, dtw_code: Option<Code>) {
         let k = match w {
             Wld::Win => 0,
             Wld::Loss => 1,
@@ -388,7 +484,7 @@ impl Figures {
         };
         self.counts[side.index()][k] += 1;
         if let Some(c) = dtw_code {
-            self.max_true = self.max_true.max(c & !FLIP);
+            self.max_true = self.max_true.max(c.bits() & !FLIP);
         }
     }
 

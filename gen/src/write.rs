@@ -619,9 +619,7 @@ fn write_payload(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dtb_probe::internal::format::{
-        table_file_name, FORMAT_VERSION, WLD_DRAW, WLD_LOSS, WLD_WIN,
-    };
+    use dtb_probe::internal::format::{table_file_name, WldCode, FORMAT_VERSION};
 
     /// Deterministic pseudo-random numbers (xorshift64*).
     struct Rng(u64);
@@ -783,9 +781,17 @@ mod tests {
     #[test]
     fn flagged_codes_need_version_2() {
         use dtb_probe::internal::format::FORMAT_VERSION_FLIP;
-        use dtb_probe::internal::value::{loss_code, win_code, FLIP, WON};
+        use dtb_probe::internal::value::{Code, DRAW, FLIP, WON};
         let dir = tempfile::tempdir().unwrap();
-        let codes = [WON, loss_code(1), win_code(2), win_code(3), 0, loss_code(4)];
+        let codes = [
+            WON,
+            Code::loss(1),
+            Code::win(2),
+            Code::win(3),
+            DRAW,
+            Code::loss(4),
+        ]
+        .map(Code::bits);
         assert_eq!(codes, [0x8001, 0x8002, 0x8003, 4, 0, 5]);
         let path = dir.path().join("english-0101.dtw");
         let mut h = header(ValueKind::Dtw, 16, 1, 6, 4);
@@ -843,7 +849,14 @@ mod tests {
     #[test]
     fn wld_codes_and_one_side() {
         let dir = tempfile::tempdir().unwrap();
-        let black = [WLD_WIN, WLD_LOSS, WLD_DRAW, WLD_WIN, WLD_WIN];
+        let black = [
+            WldCode::Win,
+            WldCode::Loss,
+            WldCode::Draw,
+            WldCode::Win,
+            WldCode::Win,
+        ]
+        .map(|c| u16::from(c.bits()));
         let path = dir.path().join("english-0101.wld");
         let data = TableData {
             header: header(ValueKind::Wld, 2, 2, 5, 2),

@@ -11,7 +11,7 @@ use dtb_probe::internal::format::{unpack_value, ValueKind};
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::rules::Color;
 use dtb_probe::internal::table::{BlockCache, TableFile};
-use dtb_probe::internal::value::{wld_of, Wld};
+use dtb_probe::internal::value::{Code, Wld};
 use dtb_probe::movegen::has_capture;
 use dtb_probe::{fen, Rules, Tablebase};
 
@@ -92,7 +92,7 @@ fn longest_win_is_109_plies_and_wld_agrees_with_dtw_parity() {
                     capture_positions += 1;
                     continue;
                 }
-                let expect = match wld_of(dc) {
+                let expect = match Code::from_bits(dc).wld() {
                     Wld::Draw => 0,
                     Wld::Win => 1,
                     Wld::Loss => 2,

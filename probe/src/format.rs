@@ -15,6 +15,8 @@
 
 use std::fmt;
 
+use crate::value::{Code, Wld};
+
 /// The eight bytes every table file starts with.
 pub const MAGIC: [u8; 8] = *b"DTBTABLE";
 
@@ -58,22 +60,69 @@ pub const OFFSET_ENTRY_LEN: usize = 8;
 /// Size in bytes of one entry of the checksum part of the block table (a `u32`).
 pub const CRC_ENTRY_LEN: usize = 4;
 
-/// WLD code (2-bit values): the position is a draw.
-pub const WLD_DRAW: u16 = 0;
-/// WLD code (2-bit values): the side to move wins.
-pub const WLD_WIN: u16 = 1;
-/// WLD code (2-bit values): the side to move loses.
-pub const WLD_LOSS: u16 = 2;
+/// What a WLD file stores for a position, in 2 bits (code 3 is invalid). The numbers are not
+/// those of a value [`Code`] (where 1 means lost): convert with [`WldCode::of`] and
+/// [`WldCode::code`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum WldCode {
+    /// 0: the position is a draw.
+    Draw = 0,
+    /// 1: the side to move wins.
+    Win = 1,
+    /// 2: the side to move loses.
+    Loss = 2,
+}
 
-/// The WLD file code ([`WLD_WIN`], [`WLD_LOSS`], [`WLD_DRAW`]) of a value code
-/// ([`crate::value`]: a DTW code, or a WLD outcome with its nominal distance).
-#[inline]
-pub fn wld_code(code: u16) -> u16 {
-    use crate::value::{wld_of, Wld};
-    match wld_of(code) {
-        Wld::Win => WLD_WIN,
-        Wld::Loss => WLD_LOSS,
-        Wld::Draw => WLD_DRAW,
+impl WldCode {
+    /// The 2 bits of this code.
+    #[inline]
+    pub const fn bits(self) -> u8 {
+        self as u8
+    }
+
+    /// The code of these bits, `None` for the invalid 3 (or anything larger).
+    #[inline]
+    pub const fn from_bits(bits: u16) -> Option<WldCode> {
+        match bits {
+            0 => Some(WldCode::Draw),
+            1 => Some(WldCode::Win),
+            2 => Some(WldCode::Loss),
+            _ => None,
+        }
+    }
+
+    /// The WLD file code of a value code (a DTW code, or a WLD outcome with its nominal
+    /// distance).
+    #[inline]
+    pub fn of(code: Code) -> WldCode {
+        WldCode::of_wld(code.wld())
+    }
+
+    /// The WLD file code of an outcome.
+    #[inline]
+    pub const fn of_wld(w: Wld) -> WldCode {
+        match w {
+            Wld::Win => WldCode::Win,
+            Wld::Loss => WldCode::Loss,
+            Wld::Draw => WldCode::Draw,
+        }
+    }
+
+    /// The outcome.
+    #[inline]
+    pub const fn wld(self) -> Wld {
+        match self {
+            WldCode::Win => Wld::Win,
+            WldCode::Loss => Wld::Loss,
+            WldCode::Draw => Wld::Draw,
+        }
+    }
+
+    /// The value code of this outcome, with its nominal distance ([`Code::of_wld`]).
+    #[inline]
+    pub const fn code(self) -> Code {
+        Code::of_wld(self.wld())
     }
 }
 
@@ -353,10 +402,10 @@ pub fn packed_len(width: u8, n: usize) -> usize {
 }
 
 /// Largest code a value of `width` bits may hold, or `None` for an unsupported width.
-/// For width 2 this is [`WLD_LOSS`] (code 3 is invalid).
+/// For width 2 this is [`WldCode::Loss`] (code 3 is invalid).
 pub fn max_code(width: u8) -> Option<u16> {
     match width {
-        2 => Some(WLD_LOSS),
+        2 => Some(u16::from(WldCode::Loss.bits())),
         8 => Some(u16::from(u8::MAX)),
         16 => Some(u16::MAX),
         _ => None,
@@ -619,7 +668,7 @@ impl Header {
     /// Largest code a stored value may have: 2 for WLD, `max_plies + 1` for DTW.
     pub fn max_stored_code(&self) -> u16 {
         match self.kind {
-            ValueKind::Wld => WLD_LOSS,
+            ValueKind::Wld => u16::from(WldCode::Loss.bits()),
             ValueKind::Dtw => self.max_plies.saturating_add(1),
         }
     }

@@ -20,14 +20,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::format::{ValueKind, FORMAT_VERSION_THREAT, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use crate::format::{FormatError, ValueKind, WldCode, FORMAT_VERSION_THREAT};
 use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Rules, RulesId};
 use crate::table::{BlockCache, CacheStats, TableError, TableFile};
-use crate::value::{self, code_of_wld, goodness, parent_code, plies_of, wld_of, ValueSource, Wld};
+use crate::value::{self, Code, ValueSource, Wld};
 
 /// Why a probe gave no value. Cloneable, so that every thread asking about a broken table
 /// sees the same error.
@@ -124,21 +124,21 @@ pub struct Dtw {
 }
 
 impl Dtw {
-    fn from_code(code: u16) -> Dtw {
+    fn from_code(code: Code) -> Dtw {
         Dtw {
-            wld: wld_of(code),
-            plies: plies_of(code),
+            wld: code.wld(),
+            plies: code.plies(),
         }
     }
 
     /// The value code ([`crate::value`]) of this value: a draw (ended or not) is
     /// [`value::DRAW`].
-    pub fn code(&self) -> u16 {
+    #[doc(hidden)]
+    pub fn code(&self) -> Code {
         match (self.wld, self.plies) {
-            (Wld::Win, Some(p)) => value::win_code(p),
-            (Wld::Loss, Some(p)) => value::loss_code(p),
-            (Wld::Win, None) => code_of_wld(Wld::Win),
-            (Wld::Loss, None) => code_of_wld(Wld::Loss),
+            (Wld::Win, Some(p)) => Code::win(p),
+            (Wld::Loss, Some(p)) => Code::loss(p),
+            (w, None) => Code::of_wld(w),
             (Wld::Draw, _) => value::DRAW,
         }
     }
@@ -379,7 +379,7 @@ impl Tablebase {
         }
     }
 
-    fn code(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
+    fn code(&self, pos: &Position, kind: ValueKind) -> Result<Code, ProbeError> {
         match self.code_in(pos, kind, Mode { cache_only: false }) {
             Ok(c) => Ok(c),
             Err(Miss::Error(e)) => Err(e),
@@ -388,7 +388,7 @@ impl Tablebase {
         }
     }
 
-    fn code_in(&self, pos: &Position, kind: ValueKind, mode: Mode) -> Result<u16, Miss> {
+    fn code_in(&self, pos: &Position, kind: ValueKind, mode: Mode) -> Result<Code, Miss> {
         self.check(pos)?;
         value::resolve(
             &self.rules,
@@ -405,7 +405,7 @@ impl Tablebase {
         })
     }
 
-    fn cached(&self, pos: &Position, kind: ValueKind) -> Result<Option<u16>, ProbeError> {
+    fn cached(&self, pos: &Position, kind: ValueKind) -> Result<Option<Code>, ProbeError> {
         match self.code_in(pos, kind, Mode { cache_only: true }) {
             Ok(c) => Ok(Some(c)),
             Err(Miss::NotCached) => Ok(None),
@@ -413,7 +413,7 @@ impl Tablebase {
         }
     }
 
-    fn quiet(&self, pos: &Position, kind: ValueKind) -> Result<u16, ProbeError> {
+    fn quiet(&self, pos: &Position, kind: ValueKind) -> Result<Code, ProbeError> {
         self.check(pos)?;
         if self.rules.capture_compulsory && has_capture(&self.rules, pos) {
             return Err(ProbeError::CapturePosition);
@@ -432,7 +432,7 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::probe_wld`] (a table that failed to open before fails again).
     pub fn probe_wld_cached(&self, pos: &Position) -> Result<Option<Wld>, ProbeError> {
-        Ok(self.cached(pos, ValueKind::Wld)?.map(wld_of))
+        Ok(self.cached(pos, ValueKind::Wld)?.map(Code::wld))
     }
 
     /// [`Tablebase::probe_dtw`] answered only from what is already in memory, as
@@ -455,7 +455,7 @@ impl Tablebase {
     /// [`ProbeError::CapturePosition`] if the side to move must capture; otherwise as
     /// [`Tablebase::probe_wld`].
     pub fn probe_quiet_wld(&self, pos: &Position) -> Result<Wld, ProbeError> {
-        Ok(wld_of(self.quiet(pos, ValueKind::Wld)?))
+        Ok(self.quiet(pos, ValueKind::Wld)?.wld())
     }
 
     /// [`Tablebase::probe_dtw`] of a quiet position, as [`Tablebase::probe_quiet_wld`].
@@ -497,7 +497,7 @@ impl Tablebase {
     /// # Errors
     /// [`ProbeError`]: an illegal position, a missing or corrupt table.
     pub fn probe_wld(&self, pos: &Position) -> Result<Wld, ProbeError> {
-        Ok(wld_of(self.code(pos, ValueKind::Wld)?))
+        Ok(self.code(pos, ValueKind::Wld)?.wld())
     }
 
     /// The exact distance to the end of the game in plies (needs the DTW tables).
@@ -582,11 +582,11 @@ impl Tablebase {
             let after = match kind {
                 ValueKind::Dtw => Dtw::from_code(child),
                 ValueKind::Wld => Dtw {
-                    wld: wld_of(child),
+                    wld: child.wld(),
                     plies: None,
                 },
             };
-            ranked.push((goodness(parent_code(child)), RankedMove { mv: m, after }));
+            ranked.push((child.parent().goodness(), RankedMove { mv: m, after }));
         }
         // Stable: equal values keep move-generation order.
         ranked.sort_by_key(|(g, _)| std::cmp::Reverse(*g));
@@ -639,7 +639,7 @@ fn reached_from(e: ProbeError, pos: &Position, how: Reached) -> ProbeError {
 
 /// The error for a [`Miss::NotCached`] from a probe that is not cache-only (which cannot
 /// happen: such a probe reads every block it needs).
-fn unreachable_not_cached() -> Result<u16, ProbeError> {
+fn unreachable_not_cached() -> Result<Code, ProbeError> {
     Err(ProbeError::Directory {
         path: PathBuf::new(),
         message: "internal error: a block was not read".into(),
@@ -687,7 +687,7 @@ impl ValueSource for Source<'_> {
             && self.table_of(pos.material())?.header().version == FORMAT_VERSION_THREAT)
     }
 
-    fn stored(&self, pos: &Position) -> Result<u16, Miss> {
+    fn stored(&self, pos: &Position) -> Result<Code, Miss> {
         let material = pos.material();
         let table = self.table_of(material)?;
         let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
@@ -705,15 +705,21 @@ impl ValueSource for Source<'_> {
                 .stored_code(side, index)
                 .map_err(|e| ProbeError::Table(Arc::new(e)))?
         };
-        Ok(match self.kind {
-            ValueKind::Dtw => raw,
-            ValueKind::Wld => code_of_wld(match raw {
-                WLD_WIN => Wld::Win,
-                WLD_LOSS => Wld::Loss,
-                WLD_DRAW => Wld::Draw,
-                _ => Wld::Draw, // the reader refuses code 3 before this point
+        match self.kind {
+            ValueKind::Dtw => Ok(Code::from_bits(raw)),
+            // A WLD file holds 2-bit values and its reader refuses the code 3, so this
+            // error stands only for a broken invariant, never for a guessed value.
+            ValueKind::Wld => WldCode::from_bits(raw).map(WldCode::code).ok_or_else(|| {
+                let bl = u64::from(table.header().block_len.max(1));
+                Miss::Error(ProbeError::Table(Arc::new(TableError::Format {
+                    path: table.path().to_path_buf(),
+                    source: FormatError::InvalidCode {
+                        offset: usize::try_from(index % bl).unwrap_or(usize::MAX),
+                        code: raw,
+                    },
+                })))
             }),
-        })
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Game values and their resolution by search where tables hold "don't care".
 //!
-//! A value is coded as a `u16` ("DTW code"): `0` is a draw; any other code `c` means the side
+//! A value is a [`Code`], 16 bits ("DTW code"): `0` is a draw; any other code `c` means the side
 //! to move wins or loses in `plies = (c & 0x7FFF) - 1` plies. Without the flag bit
 //! ([`FLIP`], bit 15) an odd number of plies is a win and an even number a loss (`0` plies: a
 //! side that has already lost), which is all the presets ever produce. The flag reverses the
@@ -8,11 +8,12 @@
 //! Flagged codes arise only under `blocked = majority` ([`BlockedOutcome::Majority`]), where
 //! a blocked side to move with more material has already won (`0` plies, [`WON`]) and a move
 //! into such a position loses in one ply. Each (outcome, plies) pair has exactly one code
-//! ([`win_code`], [`loss_code`]), and the code of a move's parent is the child's plus one
-//! ([`parent_code`]) with or without the flag.
+//! ([`Code::win`], [`Code::loss`]), and the code of a move's parent is the child's plus one
+//! ([`Code::parent`]) with or without the flag.
 //!
 //! WLD tables are read into the same code with a nominal distance (win = 1 ply, loss = 0
-//! plies), which keeps only the outcome.
+//! plies, [`Code::of_wld`]), which keeps only the outcome. What a WLD file stores is another
+//! code, [`crate::format::WldCode`].
 
 use crate::movegen::{
     has_capture, has_quiet_move, legal_moves, quiet_moves, single_jumps, Counting, Move,
@@ -20,15 +21,143 @@ use crate::movegen::{
 use crate::position::Position;
 use crate::rules::{BlockedOutcome, Color, Rules};
 
-/// Code of a draw.
-pub const DRAW: u16 = 0;
-/// Code of a position whose side to move has lost (no pieces or no move): 0 plies.
-pub const LOST: u16 = 1;
 /// The flag bit of a code whose outcome is the reverse of its parity (see the module docs).
 pub const FLIP: u16 = 0x8000;
+
+/// A game value as the solver and the DTW tables code it (see the module docs): a draw, or a
+/// win or loss for the side to move with its distance in plies. The bits are those a DTW file
+/// stores; a WLD file stores another code ([`crate::format::WldCode`]), so the two cannot be
+/// swapped by mistake.
+///
+/// The order ([`Ord`]) is the side to move's preference: fast wins, then draws, then slow
+/// losses ([`Code::goodness`]); codes of the same goodness (only invalid bit patterns) are
+/// ordered by their bits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct Code(u16);
+
+/// Code of a draw.
+pub const DRAW: Code = Code(0);
+/// Code of a position whose side to move has lost (no pieces or no move): 0 plies.
+pub const LOST: Code = Code(1);
 /// Code of a position whose side to move has already won: blocked, with more material, under
 /// `blocked = majority` (0 plies).
-pub const WON: u16 = FLIP | 1;
+pub const WON: Code = Code(FLIP | 1);
+
+impl Code {
+    /// The code of these bits (as a DTW file or the solver's memory holds them). Any bits are
+    /// a code; a table reader checks the range before ([`crate::format::Header::check_block`]).
+    #[inline]
+    pub const fn from_bits(bits: u16) -> Code {
+        Code(bits)
+    }
+
+    /// The bits of this code.
+    #[inline]
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+
+    /// The code of a win in `plies` plies (flagged when `plies` is even). `plies` below 32767.
+    #[inline]
+    pub const fn win(plies: u16) -> Code {
+        if plies % 2 == 1 {
+            Code(plies + 1)
+        } else {
+            Code(FLIP | (plies + 1))
+        }
+    }
+
+    /// The code of a loss in `plies` plies (flagged when `plies` is odd). `plies` below 32767.
+    #[inline]
+    pub const fn loss(plies: u16) -> Code {
+        if plies.is_multiple_of(2) {
+            Code(plies + 1)
+        } else {
+            Code(FLIP | (plies + 1))
+        }
+    }
+
+    /// The code of a WLD outcome with its nominal distance (win 1 ply, loss 0 plies), as WLD
+    /// tables are read.
+    #[inline]
+    pub const fn of_wld(w: Wld) -> Code {
+        match w {
+            Wld::Win => Code(2),
+            Wld::Loss => LOST,
+            Wld::Draw => DRAW,
+        }
+    }
+
+    /// The outcome for the side to move.
+    #[inline]
+    pub fn wld(self) -> Wld {
+        if self == DRAW {
+            Wld::Draw
+        } else if (self.0 & !FLIP).is_multiple_of(2) != (self.0 & FLIP != 0) {
+            // Unflagged: plies = code - 1 odd, the code even.
+            Wld::Win
+        } else {
+            Wld::Loss
+        }
+    }
+
+    /// Plies to the end of the game (`None` for a draw).
+    #[inline]
+    pub fn plies(self) -> Option<u16> {
+        if self == DRAW {
+            None
+        } else {
+            Some((self.0 & !FLIP).saturating_sub(1))
+        }
+    }
+
+    /// The value for the mover of a move leading to a position of this value (whose side to
+    /// move is the mover's opponent): one ply more, outcome reversed.
+    #[inline]
+    pub fn parent(self) -> Code {
+        if self == DRAW {
+            DRAW
+        } else {
+            Code(self.0 + 1)
+        }
+    }
+
+    /// Ordering key: larger is better for the side to move (fast wins, then draws, then slow
+    /// losses).
+    #[inline]
+    pub fn goodness(self) -> i32 {
+        let plies = self.plies().unwrap_or(0) as i32;
+        match self.wld() {
+            Wld::Win => 100_000 - plies,
+            Wld::Draw => 0,
+            Wld::Loss => -100_000 + plies,
+        }
+    }
+}
+
+impl Ord for Code {
+    #[inline]
+    fn cmp(&self, other: &Code) -> std::cmp::Ordering {
+        (self.goodness(), self.0).cmp(&(other.goodness(), other.0))
+    }
+}
+
+impl PartialOrd for Code {
+    #[inline]
+    fn partial_cmp(&self, other: &Code) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.plies() {
+            Some(p) => write!(f, "Code({:#06x}: {} in {p})", self.0, self.wld()),
+            None => write!(f, "Code(draw)"),
+        }
+    }
+}
 
 /// Win, loss or draw for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,54 +184,11 @@ impl std::fmt::Display for Wld {
     }
 }
 
-/// The outcome of a code.
-#[inline]
-pub fn wld_of(code: u16) -> Wld {
-    if code == DRAW {
-        Wld::Draw
-    } else if (code & !FLIP).is_multiple_of(2) != (code & FLIP != 0) {
-        // Unflagged: plies = code - 1 odd, the code even.
-        Wld::Win
-    } else {
-        Wld::Loss
-    }
-}
-
-/// Plies to the end of the game of a code (`None` for a draw).
-#[inline]
-pub fn plies_of(code: u16) -> Option<u16> {
-    if code == DRAW {
-        None
-    } else {
-        Some((code & !FLIP).saturating_sub(1))
-    }
-}
-
-/// The code of a win in `plies` plies (flagged when `plies` is even). `plies` below 32767.
-#[inline]
-pub fn win_code(plies: u16) -> u16 {
-    if plies % 2 == 1 {
-        plies + 1
-    } else {
-        FLIP | (plies + 1)
-    }
-}
-
-/// The code of a loss in `plies` plies (flagged when `plies` is odd). `plies` below 32767.
-#[inline]
-pub fn loss_code(plies: u16) -> u16 {
-    if plies.is_multiple_of(2) {
-        plies + 1
-    } else {
-        FLIP | (plies + 1)
-    }
-}
-
 /// The value of `pos`, whose side to move has pieces but no legal move, under `rules`
 /// ([`BlockedOutcome`]): lost, drawn, or under `majority` won by the side with more pieces,
 /// with as many pieces by the side with more kings, else drawn. The game ends here: 0 plies.
 #[inline]
-pub fn blocked_code(rules: &Rules, pos: &Position) -> u16 {
+pub fn blocked_code(rules: &Rules, pos: &Position) -> Code {
     match rules.blocked {
         BlockedOutcome::Loss => LOST,
         BlockedOutcome::Draw => DRAW,
@@ -121,36 +207,28 @@ pub fn blocked_code(rules: &Rules, pos: &Position) -> u16 {
     }
 }
 
-/// The code of a WLD outcome with nominal distance (win 1 ply, loss 0 plies).
-#[inline]
-pub fn code_of_wld(w: Wld) -> u16 {
-    match w {
-        Wld::Win => 2,
-        Wld::Loss => LOST,
-        Wld::Draw => DRAW,
-    }
-}
+/// The best value for the side to move over its moves, given the values of the positions
+/// they lead to one at a time ([`Best::offer`]): the best [`Code::parent`], the first of equal
+/// ones, and [`LOST`] when no move was offered.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Best(Option<Code>);
 
-/// The value for the mover of a move leading to a position of value `child` (whose side to
-/// move is the mover's opponent): one ply more, outcome reversed.
-#[inline]
-pub fn parent_code(child: u16) -> u16 {
-    if child == DRAW {
-        DRAW
-    } else {
-        child + 1
+impl Best {
+    /// Offers a move to a position of value `child`; true when the move is the best so far.
+    #[inline]
+    pub fn offer(&mut self, child: Code) -> bool {
+        let v = child.parent();
+        let better = self.0.is_none_or(|b| v.goodness() > b.goodness());
+        if better {
+            self.0 = Some(v);
+        }
+        better
     }
-}
 
-/// Ordering key: larger is better for the side to move (fast wins, then draws, then slow
-/// losses).
-#[inline]
-pub fn goodness(code: u16) -> i32 {
-    let plies = plies_of(code).unwrap_or(0) as i32;
-    match wld_of(code) {
-        Wld::Win => 100_000 - plies,
-        Wld::Draw => 0,
-        Wld::Loss => -100_000 + plies,
+    /// The best value offered, or [`LOST`] if none was.
+    #[inline]
+    pub fn value(self) -> Code {
+        self.0.unwrap_or(LOST)
     }
 }
 
@@ -160,7 +238,7 @@ pub trait ValueSource {
     type Error;
     /// The stored code of `pos`, a position already [`normalize`]d (canonical material).
     /// Capture positions may hold any value ("don't care").
-    fn stored(&self, pos: &Position) -> Result<u16, Self::Error>;
+    fn stored(&self, pos: &Position) -> Result<Code, Self::Error>;
 
     /// Whether the table of `pos` (a [`normalize`]d position) leaves threat positions
     /// ([`is_threat_dont_care`]) "don't care", so that their value must come from a one-ply
@@ -223,7 +301,7 @@ pub fn is_capture_position(rules: &Rules, moves: &[Move]) -> bool {
 /// The value code of `pos`: terminal positions directly, capture positions by a search over
 /// the captures, others from `src` (after colour normalization). The side not to move must
 /// have a piece.
-pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<u16, S::Error> {
+pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<Code, S::Error> {
     if pos.pieces(pos.side_to_move()) == 0 {
         return Ok(LOST);
     }
@@ -245,14 +323,11 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
         // Here the side to move has a capture. Most are single jumps: no move list needed.
         let mut after = Vec::with_capacity(8);
         if single_jumps(rules, pos, &mut after) {
-            let mut best: Option<u16> = None;
+            let mut best = Best::default();
             for succ in &after {
-                let v = parent_code(resolve(rules, src, succ)?);
-                if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                    best = Some(v);
-                }
+                best.offer(resolve(rules, src, succ)?);
             }
-            return Ok(best.unwrap_or(LOST));
+            return Ok(best.value());
         }
     }
     let mut moves = Vec::new();
@@ -261,14 +336,11 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
         return Ok(blocked_code(rules, pos));
     }
     if is_capture_position(rules, &moves) {
-        let mut best: Option<u16> = None;
+        let mut best = Best::default();
         for m in &moves {
-            let v = parent_code(resolve(rules, src, &m.apply_unchecked(pos))?);
-            if best.is_none_or(|b| goodness(v) > goodness(b)) {
-                best = Some(v);
-            }
+            best.offer(resolve(rules, src, &m.apply_unchecked(pos))?);
         }
-        return Ok(best.unwrap_or(LOST));
+        return Ok(best.value());
     }
     src.stored(&normalize(rules, pos))
 }
@@ -282,16 +354,14 @@ fn one_ply<S: ValueSource>(
     src: &S,
     pos: &Position,
     moves: &[Move],
-) -> Result<u16, S::Error> {
-    let mut best: Option<u16> = None;
+) -> Result<Code, S::Error> {
+    let mut best = Best::default();
     for m in moves {
-        let v = parent_code(resolve(rules, src, &m.apply_unchecked(pos))?);
-        if best.is_none_or(|b| goodness(v) > goodness(b)) {
-            best = Some(v);
-            if wld_of(v) == Wld::Win {
-                break;
-            }
+        if best.offer(resolve(rules, src, &m.apply_unchecked(pos))?)
+            && best.value().wld() == Wld::Win
+        {
+            break;
         }
     }
-    Ok(best.unwrap_or(LOST))
+    Ok(best.value())
 }

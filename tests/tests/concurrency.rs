@@ -14,9 +14,9 @@ use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 use dtb_gen::build::{run, Plan, Quiet};
-use dtb_probe::internal::format::{block_range, Header, ValueKind, WLD_DRAW, WLD_LOSS, WLD_WIN};
+use dtb_probe::internal::format::{block_range, Header, ValueKind, WldCode};
 use dtb_probe::internal::index::SliceIndex;
-use dtb_probe::internal::value::{self, code_of_wld, ValueSource};
+use dtb_probe::internal::value::{self, Code, ValueSource};
 use dtb_probe::movegen::has_capture;
 use dtb_probe::{Color, Dtw, Material, Position, ProbeError, Rules, Tablebase, Wld};
 
@@ -91,7 +91,7 @@ struct Recorder<'a> {
 impl ValueSource for Recorder<'_> {
     type Error = ProbeError;
 
-    fn stored(&self, pos: &Position) -> Result<u16, ProbeError> {
+    fn stored(&self, pos: &Position) -> Result<Code, ProbeError> {
         let m = pos.material();
         let t = self.tb.table(m, self.kind)?;
         let index = SliceIndex::new(m, RULES.geometry()).index(pos);
@@ -105,13 +105,10 @@ impl ValueSource for Recorder<'_> {
             .stored_code(side, index)
             .map_err(|e| ProbeError::Table(std::sync::Arc::new(e)))?;
         Ok(match self.kind {
-            ValueKind::Dtw => raw,
-            ValueKind::Wld => code_of_wld(match raw {
-                WLD_WIN => Wld::Win,
-                WLD_LOSS => Wld::Loss,
-                WLD_DRAW => Wld::Draw,
-                other => panic!("WLD code {other}"),
-            }),
+            ValueKind::Dtw => Code::from_bits(raw),
+            ValueKind::Wld => WldCode::from_bits(raw)
+                .unwrap_or_else(|| panic!("WLD code {raw}"))
+                .code(),
         })
     }
 }
@@ -185,7 +182,7 @@ fn case(d: &Dirs) -> Case {
         };
         let code = value::resolve(&RULES, &rec, pos).expect("intact tables answer");
         let wld = reference.probe_wld(pos).expect("intact WLD");
-        assert_eq!(value::wld_of(code), wld);
+        assert_eq!(code.wld(), wld);
         let dtw = reference.probe_dtw(pos).expect("intact DTW");
         let touches = rec.touched.borrow().contains(&(CORRUPT, CORRUPT_BLOCK));
         expected.push(Expected {

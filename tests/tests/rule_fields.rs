@@ -260,7 +260,7 @@ fn king_landing_any_or_must_continue() {
 struct NoTables;
 impl ValueSource for NoTables {
     type Error = ();
-    fn stored(&self, _: &Position) -> Result<u16, ()> {
+    fn stored(&self, _: &Position) -> Result<value::Code, ()> {
         panic!("a blocked position is resolved without tables")
     }
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use assert_cmd::Command;
 use dtb_gen::build::{run, Plan, Quiet};
 use dtb_probe::internal::format::{ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP};
-use dtb_probe::internal::value::{self, plies_of, wld_of, ValueSource, DRAW, LOST, WON};
+use dtb_probe::internal::value::{self, Code, ValueSource, DRAW, LOST, WON};
 use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
 use dtb_tests::dtb_binary;
 use serde_json::Value;
@@ -55,7 +55,7 @@ fn dtw(wld: Wld, plies: Option<u16>) -> Dtw {
 struct NoTables;
 impl ValueSource for NoTables {
     type Error = ();
-    fn stored(&self, _: &Position) -> Result<u16, ()> {
+    fn stored(&self, _: &Position) -> Result<Code, ()> {
         panic!("a blocked position is resolved without tables")
     }
 }
@@ -92,20 +92,17 @@ fn majority_judges_a_blocked_side_by_pieces_then_kings() {
         assert_eq!(value::resolve(&draw, &NoTables, &pos), Ok(DRAW), "{f}");
     }
     // The codes: a win in 0 plies, and the loss in 1 ply of a move into it.
-    assert_eq!((wld_of(WON), plies_of(WON)), (Wld::Win, Some(0)));
-    let parent = value::parent_code(WON);
-    assert_eq!((wld_of(parent), plies_of(parent)), (Wld::Loss, Some(1)));
+    assert_eq!((WON.wld(), WON.plies()), (Wld::Win, Some(0)));
+    let parent = WON.parent();
+    assert_eq!((parent.wld(), parent.plies()), (Wld::Loss, Some(1)));
     assert_eq!(
-        (
-            wld_of(value::parent_code(parent)),
-            plies_of(value::parent_code(parent))
-        ),
+        (parent.parent().wld(), parent.parent().plies()),
         (Wld::Win, Some(2))
     );
     // Presets' codes are unchanged: plies + 1, odd plies a win.
-    assert_eq!((wld_of(LOST), plies_of(LOST)), (Wld::Loss, Some(0)));
-    assert_eq!(value::win_code(9), 10);
-    assert_eq!(value::loss_code(52), 53);
+    assert_eq!((LOST.wld(), LOST.plies()), (Wld::Loss, Some(0)));
+    assert_eq!(Code::win(9).bits(), 10);
+    assert_eq!(Code::loss(52).bits(), 53);
 }
 
 /// White king 1 and man 5 against Black men 6 and 10, White to move: blocked (the king's
