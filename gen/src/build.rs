@@ -160,7 +160,7 @@ pub struct Plan {
     /// the WLD headers record no longest distance (0).
     pub wld_only: bool,
     /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
-    /// [`default_budget`]). A WLD-only build whose finished slices do not fit beside the
+    /// `default_budget`). A WLD-only build whose finished slices do not fit beside the
     /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
     /// own working set does not fit stops the build before it starts, naming the slice.
     pub memory: u64,
@@ -289,7 +289,7 @@ impl Plan {
 
     /// Positions (side to move counted, both sides) of slice `m` as stored: both sides, or
     /// White only for a colour-symmetric slice.
-    pub fn stored_positions(&self, m: Material) -> u64 {
+    fn stored_positions(&self, m: Material) -> u64 {
         let n = SliceIndex::new(m, self.rules.geometry()).size();
         if m == m.mirror() {
             n
@@ -427,7 +427,7 @@ impl Plan {
 
     /// The block cache of the table files a build reads finished slices from
     /// ([`Plan::from_tables`]): a 32nd of the budget, at most 1 GiB.
-    pub fn table_cache_bytes(&self) -> u64 {
+    fn table_cache_bytes(&self) -> u64 {
         (self.memory / 32).min(1 << 30)
     }
 
@@ -548,9 +548,7 @@ impl Plan {
 
     /// Path of the file of slice `m`, kind `kind`.
     pub fn path(&self, m: Material, kind: ValueKind) -> PathBuf {
-        let name = table_file_name(self.rules.name, m.counts(), kind)
-            .unwrap_or_else(|| format!("{}-{m}.{}", self.rules.name, kind.extension()));
-        self.out.join(name)
+        self.out.join(table_file_name(self.rules.name, m, kind))
     }
 }
 
@@ -598,7 +596,7 @@ pub enum WldSolver {
 /// `MemAvailable`), what the process's address-space limit (`ulimit -v`) leaves beside its
 /// present size, and what its cgroup's `memory.max` leaves beside `memory.current`; `None`
 /// if none of these can be read.
-pub fn memory_limit() -> Option<u64> {
+fn memory_limit() -> Option<u64> {
     let mut limit = available_memory();
     let mut lower = |x: Option<u64>| {
         if let Some(x) = x {
@@ -612,7 +610,7 @@ pub fn memory_limit() -> Option<u64> {
 
 /// The default memory budget: [`memory_limit`] less a margin of 1/16 (at least 256 MiB)
 /// for the rest of the machine; 4 GiB where nothing can be read.
-pub fn default_budget() -> u64 {
+fn default_budget() -> u64 {
     match memory_limit() {
         Some(l) => l.saturating_sub((l / 16).max(256 << 20)).max(64 << 20),
         None => 4 << 30,

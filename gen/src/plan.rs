@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::index::SliceIndex;
@@ -90,7 +89,7 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
 
 /// The longest chain of units, by forecast time: its total seconds and its units, first
 /// to last. What no number of machines can shorten.
-pub fn critical_path(units: &[Unit]) -> (f64, Vec<Material>) {
+fn critical_path(units: &[Unit]) -> (f64, Vec<Material>) {
     let at: HashMap<Material, usize> = units
         .iter()
         .enumerate()
@@ -304,13 +303,6 @@ pub fn json(plan: &Plan, units: &[Unit], speed: Speed) -> serde_json::Value {
         "critical_path": path.iter().map(Material::to_string).collect::<Vec<_>>(),
         "cpu_hours": cpu_seconds / 3600.0,
     })
-}
-
-/// Whether `dir` holds the finished file of every unit (existence only).
-pub fn all_present(plan: &Plan, units: &[Unit], dir: &Path) -> bool {
-    units
-        .iter()
-        .all(|u| dir.join(target(plan, u.material)).exists())
 }
 
 #[cfg(test)]

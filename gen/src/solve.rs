@@ -1,7 +1,7 @@
 //! The retrograde solver: exact distance-to-win (DTW, plies) for every position of one slice,
 //! both sides to move, given the values of every slice its captures and promotions lead to.
 //!
-//! Builds use the grouped solver ([`solve_slice_grouped`]: one men placement at a time, see
+//! Builds use the grouped solver (`solve_slice_grouped`: one men placement at a time, see
 //! there). The whole-slice solver (`solve_slice_reference`, compiled for tests only),
 //! described here, is its independent check: a test oracle, not a fallback. Phases:
 //! 1. **Initialise** (parallel over index chunks): every position's legal moves. Terminal
@@ -284,7 +284,7 @@ fn tally(counts: &mut [u64; 3], max_plies: &mut u16, v: Code) {
 /// Solve slice `material` (both sides to move) under `rules`, looking up other slices in
 /// `src`. `progress` is called with positions done (at most `2 * 2 * size` in all).
 ///
-/// Slices are solved one men placement at a time ([`solve_slice_grouped`]); a slice of kings
+/// Slices are solved one men placement at a time (`solve_slice_grouped`); a slice of kings
 /// only is one such group, whose positions are classified, and whose levels are propagated,
 /// on every thread. The whole-slice reference solver gives the same values (tested).
 ///
@@ -646,7 +646,7 @@ fn potential(g: &dtb_probe::internal::board::Geometry, wmen: u64, bmen: u64) -> 
 ///
 /// # Errors
 /// As [`solve_slice`].
-pub fn solve_slice_grouped<S: Finished>(
+fn solve_slice_grouped<S: Finished>(
     rules: &Rules,
     src: &S,
     material: Material,
@@ -691,12 +691,12 @@ pub fn solve_slice_grouped<S: Finished>(
     })
 }
 
-/// The grouped solver for a WLD-only build: as [`solve_slice_grouped`], but the slice's
+/// The grouped solver for a WLD-only build: as `solve_slice_grouped`, but the slice's
 /// values are kept as outcomes, two bits a position (0.75 bytes a position with the capture
 /// bits, both sides, instead of 4.25), and a man move into a group already solved is looked
 /// up as an outcome with a nominal distance, as the other slices of a WLD-only build are.
 /// Outcomes do not depend on the distances of exits, so the values' outcomes are those of
-/// [`solve_slice_grouped`] (tested); distances are not computed. With `serial`, the groups
+/// `solve_slice_grouped` (tested); distances are not computed. With `serial`, the groups
 /// of a round are solved one at a time, each on every thread (as a group alone in its round
 /// is): one set of group buffers instead of one a thread, for a tight budget.
 ///
@@ -1856,11 +1856,6 @@ fn write_group<R: Results>(
         }
     }
     (counts, max_plies)
-}
-
-/// Position helper for callers: the index-space position `i` of `side` in a slice.
-pub fn position_at(rules: &Rules, material: Material, side: Color, i: u64) -> Position {
-    SliceIndex::new(material, rules.geometry()).unindex(i, side)
 }
 
 #[cfg(test)]

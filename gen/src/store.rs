@@ -352,7 +352,7 @@ impl Drop for Watch {
 }
 
 /// This process's resident memory now, bytes (Linux `/proc/self/statm`; `None` elsewhere).
-pub fn resident_bytes() -> Option<u64> {
+fn resident_bytes() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/statm").ok()?;
     let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)

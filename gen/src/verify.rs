@@ -18,11 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION_THREAT};
+use dtb_probe::internal::format::{
+    parse_file_name, table_file_name, ValueKind, WldCode, FORMAT_VERSION_THREAT,
+};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
-use dtb_probe::internal::tablebase::parse_file_name;
 use dtb_probe::internal::value::{
     blocked_code, is_capture_position, is_threat_dont_care, Best, Code, DRAW, FLIP,
 };
@@ -97,7 +98,7 @@ pub fn verify_dir_sampled(
 }
 
 fn file_of(dir: &Path, rules: &Rules, m: Material, kind: ValueKind) -> PathBuf {
-    dir.join(format!("{}-{m}.{}", rules.name, kind.extension()))
+    dir.join(table_file_name(rules.name, m, kind))
 }
 
 fn verify_slice(

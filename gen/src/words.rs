@@ -144,7 +144,7 @@ impl Words {
     }
 
     /// Whether the words live in a scratch file.
-    pub fn is_mapped(&self) -> bool {
+    fn is_mapped(&self) -> bool {
         matches!(self, Words::File(_))
     }
 
@@ -171,7 +171,7 @@ impl Words {
     }
 
     /// The words, to change.
-    pub fn as_mut_slice(&mut self) -> &mut [u64] {
+    fn as_mut_slice(&mut self) -> &mut [u64] {
         match self {
             // SAFETY: as in `as_slice`; `&mut self` makes the view exclusive.
             Words::Heap(v) => unsafe {

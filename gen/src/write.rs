@@ -392,21 +392,6 @@ fn compress_blocks(
     Ok(blocks)
 }
 
-/// The block table: `block_count + 1` u64 offsets then `block_count` u32 crcs.
-fn block_table(header: &Header, blocks: &[Vec<u8>]) -> Vec<u8> {
-    let mut table = Vec::with_capacity(blocks.len() * 12 + 8);
-    let mut offset = header.data_start();
-    for b in blocks {
-        table.extend_from_slice(&offset.to_le_bytes());
-        offset += b.len() as u64;
-    }
-    table.extend_from_slice(&offset.to_le_bytes());
-    for b in blocks {
-        table.extend_from_slice(&crc32fast::hash(b).to_le_bytes());
-    }
-    table
-}
-
 /// Reads the file at `tmp` back and checks it holds exactly `data`.
 fn verify_written(tmp: &Path, header: &Header, data: Payload) -> Result<(), TableError> {
     // A cache of zero bytes keeps nothing: every block is read from the file.
@@ -564,7 +549,7 @@ fn write_payload(
     let dir = destination_dir(path);
 
     let blocks = compress_blocks(path, &header, data, zstd)?;
-    let table = block_table(&header, &blocks);
+    let table = header.block_table(&blocks);
     let mut crc = crc32fast::Hasher::new();
     crc.update(&table);
     for b in &blocks {
@@ -620,6 +605,7 @@ fn write_payload(
 mod tests {
     use super::*;
     use dtb_probe::internal::format::{table_file_name, WldCode, FORMAT_VERSION};
+    use dtb_probe::internal::material::Material;
 
     /// Deterministic pseudo-random numbers (xorshift64*).
     struct Rng(u64);
@@ -734,7 +720,8 @@ mod tests {
             let mut black = codes(&mut rng, n, max);
             black[17] = max; // make sure the largest code appears
             let h = header(kind, width, 3, n as u64, 700);
-            let name = table_file_name(&h.variant, h.material, kind).unwrap();
+            let m = Material::from_counts(h.material);
+            let name = table_file_name(&h.variant, m, kind);
             assert_eq!(name, format!("english-2011.{}", kind.extension()));
             let path = dir.path().join(&name);
             let data = TableData {

@@ -15,6 +15,7 @@
 
 use std::fmt;
 
+use crate::material::Material;
 use crate::value::{Code, Wld};
 
 /// The eight bytes every table file starts with.
@@ -36,7 +37,7 @@ pub const FORMAT_VERSION_FLIP: u32 = 2;
 pub const FORMAT_VERSION_THREAT: u32 = 3;
 
 /// Whether a reader of this crate knows format version `v`.
-pub fn known_version(v: u32) -> bool {
+fn known_version(v: u32) -> bool {
     matches!(
         v,
         FORMAT_VERSION | FORMAT_VERSION_FLIP | FORMAT_VERSION_THREAT
@@ -192,7 +193,7 @@ pub enum FormatError {
     /// The first eight bytes are not [`MAGIC`]: not a dtb table file.
     #[error("not a dtb table file (bad magic)")]
     BadMagic,
-    /// The format version is not one this reader knows ([`known_version`]): the file needs
+    /// The format version is not one this reader knows (`known_version`): the file needs
     /// a newer reader.
     #[error(
         "unsupported format version {0} (this reader supports versions {FORMAT_VERSION} to \
@@ -365,7 +366,7 @@ fn read_u64(b: &[u8], at: usize) -> u64 {
 }
 
 /// Reads the little-endian `u64` at byte `at` of `bytes`, or `None` if it does not fit.
-pub fn get_u64(bytes: &[u8], at: usize) -> Option<u64> {
+fn get_u64(bytes: &[u8], at: usize) -> Option<u64> {
     let end = at.checked_add(8)?;
     let s = bytes.get(at..end)?;
     let mut a = [0u8; 8];
@@ -374,7 +375,7 @@ pub fn get_u64(bytes: &[u8], at: usize) -> Option<u64> {
 }
 
 /// Reads the little-endian `u32` at byte `at` of `bytes`, or `None` if it does not fit.
-pub fn get_u32(bytes: &[u8], at: usize) -> Option<u32> {
+fn get_u32(bytes: &[u8], at: usize) -> Option<u32> {
     let end = at.checked_add(4)?;
     let s = bytes.get(at..end)?;
     let mut a = [0u8; 4];
@@ -495,7 +496,7 @@ pub fn unpack_value(width: u8, raw: &[u8], j: usize) -> Result<u16, FormatError>
 impl Header {
     /// Byte length of the block table for `block_count` blocks:
     /// `(block_count + 1) * 8 + block_count * 4`.
-    pub fn block_table_len(block_count: u32) -> u64 {
+    fn block_table_len(block_count: u32) -> u64 {
         let n = u64::from(block_count);
         (n + 1) * OFFSET_ENTRY_LEN as u64 + n * CRC_ENTRY_LEN as u64
     }
@@ -503,6 +504,25 @@ impl Header {
     /// File offset of the first block: `HEADER_LEN` plus the block table length.
     pub fn data_start(&self) -> u64 {
         HEADER_LEN as u64 + Self::block_table_len(self.block_count)
+    }
+
+    /// The block table of a file with this header (its `block_count` blocks) whose
+    /// compressed blocks are `blocks`: `block_count + 1` offsets (u64, little-endian; the
+    /// first is [`Header::data_start`], the last the file length), then `block_count`
+    /// CRC-32s of the blocks (u32). What [`block_offset`] and [`block_crc`] read.
+    pub fn block_table(&self, blocks: &[Vec<u8>]) -> Vec<u8> {
+        let n = blocks.len();
+        let mut table = Vec::with_capacity((n + 1) * OFFSET_ENTRY_LEN + n * CRC_ENTRY_LEN);
+        let mut offset = self.data_start();
+        for b in blocks {
+            table.extend_from_slice(&offset.to_le_bytes());
+            offset += b.len() as u64;
+        }
+        table.extend_from_slice(&offset.to_le_bytes());
+        for b in blocks {
+            table.extend_from_slice(&crc32fast::hash(b).to_le_bytes());
+        }
+        table
     }
 
     /// Whether values for `side` (0 = white to move, 1 = black to move) are stored.
@@ -628,7 +648,7 @@ impl Header {
 
     /// The side (0 white, 1 black to move) and the first position index of `block`, or `None`
     /// if there is no such block.
-    pub fn block_start(&self, block: u32) -> Option<(usize, u64)> {
+    fn block_start(&self, block: u32) -> Option<(usize, u64)> {
         let bps = self.blocks_per_side();
         if bps == 0 || block >= self.block_count {
             return None;
@@ -666,7 +686,7 @@ impl Header {
     }
 
     /// Largest code a stored value may have: 2 for WLD, `max_plies + 1` for DTW.
-    pub fn max_stored_code(&self) -> u16 {
+    fn max_stored_code(&self) -> u16 {
         match self.kind {
             ValueKind::Wld => u16::from(WldCode::Loss.bits()),
             ValueKind::Dtw => self.max_plies.saturating_add(1),
@@ -934,23 +954,18 @@ impl Header {
         h.validate()?;
         Ok(h)
     }
-
-    /// The conventional file name of this table: see [`table_file_name`].
-    pub fn file_name(&self) -> Option<String> {
-        table_file_name(&self.variant, self.material, self.kind)
-    }
 }
 
 /// Largest compressed length accepted for a block of `raw_len` decompressed bytes: a little
 /// above zstd's worst-case bound, so a block table entry claiming more is corrupt.
-pub fn max_compressed_len(raw_len: usize) -> usize {
+fn max_compressed_len(raw_len: usize) -> usize {
     raw_len.saturating_add(raw_len / 128).saturating_add(1024)
 }
 
 /// Entry `i` of the offset part of the block table (`i` in `0..=block_count`): the file
 /// offset where block `i` starts (or, for `i == block_count`, the file length). `None` if the
 /// bytes are not there.
-pub fn block_offset(file: &[u8], i: u32) -> Option<u64> {
+fn block_offset(file: &[u8], i: u32) -> Option<u64> {
     let at = (i as usize)
         .checked_mul(OFFSET_ENTRY_LEN)?
         .checked_add(HEADER_LEN)?;
@@ -1002,7 +1017,7 @@ pub fn block_range(
 
 /// Checks the block table of a whole table `file` against its decoded `header`: the table fits,
 /// `off[0]` is [`Header::data_start`], offsets never decrease, every block is non-empty and not
-/// longer than [`max_compressed_len`] of its decompressed size, and `off[block_count]` equals
+/// longer than `max_compressed_len` of its decompressed size, and `off[block_count]` equals
 /// the file length.
 pub fn check_block_table(header: &Header, file: &[u8]) -> Result<(), FormatError> {
     let len = file.len() as u64;
@@ -1050,15 +1065,29 @@ pub fn check_block_table(header: &Header, file: &[u8]) -> Result<(), FormatError
     Ok(())
 }
 
-/// The conventional file name `<variant>-<wm><wk><bm><bk>.<wld|dtw>`, e.g. `english-1011.wld`
-/// for one white man, no white king, one black man and one black king. `None` if a count is
-/// above 9 (the name uses one digit per count).
-pub fn table_file_name(variant: &str, material: [u8; 4], kind: ValueKind) -> Option<String> {
-    if material.iter().any(|&m| m > 9) {
-        return None;
-    }
-    let [wm, wk, bm, bk] = material;
-    Some(format!("{variant}-{wm}{wk}{bm}{bk}.{}", kind.extension()))
+/// The file name of a table: `<variant>-<slice>.<wld|dtw>`, the slice written as
+/// [`Material`]'s Display does: `<wm><wk><bm><bk>`, e.g. `english-1011.wld` for one white man,
+/// no white king, one black man and one black king, or dotted when a count is above 9
+/// (`international-0.10.1.0.wld`). Every writer and reader of names uses this and
+/// [`parse_file_name`].
+pub fn table_file_name(variant: &str, material: Material, kind: ValueKind) -> String {
+    format!("{variant}-{material}.{}", kind.extension())
+}
+
+/// The slice and kind of a file named as [`table_file_name`] writes for `variant`:
+/// `english-1011.wld` -> (1011, Wld) for `english`; `None` for any other name (another
+/// variant, another extension, a slice that is not canonical, an ambiguous count like
+/// `english-01010.wld`).
+pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind)> {
+    let rest = name.strip_prefix(variant)?.strip_prefix('-')?;
+    let (digits, ext) = rest.rsplit_once('.')?;
+    let kind = match ext {
+        "wld" => ValueKind::Wld,
+        "dtw" => ValueKind::Dtw,
+        _ => return None,
+    };
+    let m = Material::parse(digits)?;
+    m.is_canonical().then_some((m, kind))
 }
 
 #[cfg(test)]
@@ -1402,12 +1431,18 @@ mod tests {
     #[test]
     fn file_names() {
         let h = sample(ValueKind::Wld, 2);
-        assert_eq!(h.file_name().as_deref(), Some("english-1011.wld"));
+        let m = Material::from_counts(h.material);
+        assert_eq!(table_file_name(&h.variant, m, h.kind), "english-1011.wld");
         assert_eq!(
-            table_file_name("international", [0, 2, 1, 0], ValueKind::Dtw).as_deref(),
-            Some("international-0210.dtw")
+            table_file_name("international", Material::new(0, 2, 1, 0), ValueKind::Dtw),
+            "international-0210.dtw"
         );
-        assert_eq!(table_file_name("x", [10, 0, 0, 0], ValueKind::Wld), None);
+        let ten = Material::new(0, 10, 1, 0);
+        assert_eq!(table_file_name("x", ten, ValueKind::Wld), "x-0.10.1.0.wld");
+        assert_eq!(
+            parse_file_name("x-0.10.1.0.wld", "x"),
+            Some((ten, ValueKind::Wld))
+        );
         assert_eq!(ValueKind::Dtw.extension(), "dtw");
     }
 

@@ -140,7 +140,7 @@ impl GroupDecoder {
     /// The kings placement number (< kings per group) of white kings `wk` and black kings
     /// `bk` placed among this group's men: the inverse of [`GroupDecoder::kings`].
     #[inline]
-    pub fn kings_rank(&self, wk: u64, bk: u64) -> u64 {
+    fn kings_rank(&self, wk: u64, bk: u64) -> u64 {
         self.ranker().rank(wk, bk)
     }
 
@@ -224,7 +224,7 @@ impl GroupDecoder {
     }
 }
 
-/// Ranks the kings placements of one men group: [`GroupDecoder::kings_rank`] from the
+/// Ranks the kings placements of one men group: `GroupDecoder::kings_rank` from the
 /// group's empty squares alone. Built by [`GroupDecoder::ranker`] or
 /// [`SliceIndex::ranker_of_men`]; cheap to build and to copy.
 #[derive(Clone, Copy, Debug)]
@@ -558,18 +558,6 @@ impl SliceIndex {
         self.with_kings(cache.wmen, cache.bmen, idx % self.king_block, side)
     }
 
-    /// The index of `pos` within its men group (`index(pos) % kings_per_group()`), from its
-    /// kings alone: the men must be the group's.
-    #[inline]
-    pub fn kings_index(&self, pos: &Position) -> u64 {
-        let kings = pos.kings();
-        let men = pos.occupied() & !kings;
-        let wk = pos.white() & kings;
-        let bk = pos.black() & kings;
-        let empty = self.g.all & !men;
-        rank_in(wk, empty) * self.bk_n + rank_in(bk, empty & !wk)
-    }
-
     /// Number of king placements per men placement: indices `g * K .. (g + 1) * K` share
     /// the men placement number `g` (a "men group") and differ only in the kings.
     #[inline]
@@ -594,7 +582,7 @@ impl SliceIndex {
 
     /// The decoder of the group whose (white men, black men) are `men`
     /// ([`SliceIndex::group_of`] gives its number).
-    pub fn decoder_of_men(&self, men: (u64, u64)) -> GroupDecoder {
+    fn decoder_of_men(&self, men: (u64, u64)) -> GroupDecoder {
         let mut empty = [0u8; 64];
         let mut n = 0u32;
         let mut e = self.g.all & !(men.0 | men.1);
@@ -839,7 +827,6 @@ mod tests {
                             dec = ix.group_decoder(grp);
                         }
                         assert_eq!(p, dec.position(i % ix.kings_per_group(), Color::White));
-                        assert_eq!(ix.kings_index(&p), i % ix.kings_per_group());
                         assert_eq!(p, ix.unindex_cached(i, Color::White, &mut cache));
                         assert_eq!(p.material(), mat);
                         assert_eq!(ix.index(&p), i, "{mat} {i}");

@@ -300,11 +300,11 @@ mod tests {
         );
         // File names: a dotted slice name is found, an ambiguous one is not.
         assert_eq!(
-            crate::tablebase::parse_file_name("english-0.10.1.0.wld", "english"),
+            crate::format::parse_file_name("english-0.10.1.0.wld", "english"),
             Some((Material::new(0, 10, 1, 0), crate::format::ValueKind::Wld))
         );
         assert_eq!(
-            crate::tablebase::parse_file_name("english-01010.wld", "english"),
+            crate::format::parse_file_name("english-01010.wld", "english"),
             None
         );
     }

@@ -461,7 +461,9 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
 ///
 /// The fast path of position evaluation (the solver's capture positions and
 /// [`crate::value::resolve`]): most capture positions of small endgames hold only single
-/// jumps, and this skips building move lists.
+/// jumps, and this skips building move lists. For the generator and the probe's own search,
+/// not part of the engine API.
+#[doc(hidden)]
 pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> bool {
     out.clear();
     if !matches!(rules.precedence, Precedence::Free | Precedence::MostPieces) {
@@ -828,7 +830,9 @@ fn needs_full_path(m: &Move, all: &[Move]) -> bool {
 
 /// Positions from which a quiet move that keeps the material (no capture, no crowning) leads
 /// to `pos`, appended to `out`. The side to move in each is `pos`'s opponent. Whether the move
-/// is legal there (it is not where a capture is compulsory) is for the caller to check.
+/// is legal there (it is not where a capture is compulsory) is for the caller to check. For the
+/// generator's reference solver, not part of the engine API.
+#[doc(hidden)]
 pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
     let g = rules.geometry();
     let mover = pos.side_to_move().opponent();

@@ -428,7 +428,7 @@ impl BlockCache {
 
     /// Bytes of decompressed blocks held now by the shared cache (not counting the threads'
     /// slots: [`BlockCache::thread_bytes`]).
-    pub fn weight(&self) -> u64 {
+    fn weight(&self) -> u64 {
         self.cache.weight()
     }
 

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use crate::format::{FormatError, ValueKind, WldCode, FORMAT_VERSION_THREAT};
+use crate::format::{parse_file_name, FormatError, ValueKind, WldCode, FORMAT_VERSION_THREAT};
 use crate::index::SliceIndex;
 use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
@@ -721,18 +721,4 @@ impl ValueSource for Source<'_> {
             }),
         }
     }
-}
-
-/// `english-1011.wld` -> (1011, Wld) for variant `english`; a slice with a count above 9 is
-/// named as [`Material`]'s Display writes it (`english-0.10.1.0.wld`).
-pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind)> {
-    let rest = name.strip_prefix(variant)?.strip_prefix('-')?;
-    let (digits, ext) = rest.rsplit_once('.')?;
-    let kind = match ext {
-        "wld" => ValueKind::Wld,
-        "dtw" => ValueKind::Dtw,
-        _ => return None,
-    };
-    let m = Material::parse(digits)?;
-    m.is_canonical().then_some((m, kind))
 }

@@ -252,7 +252,7 @@ pub trait ValueSource {
 /// Whether the side not to move of `pos` has a capture (it would have one were it its turn):
 /// the cheap first test of [`is_threat_dont_care`].
 #[inline]
-pub fn has_threat(rules: &Rules, pos: &Position) -> bool {
+fn has_threat(rules: &Rules, pos: &Position) -> bool {
     has_capture(rules, &pos.with_side_to_move(pos.side_to_move().opponent()))
 }
 

@@ -289,7 +289,7 @@ impl Rules {
     }
 
     /// The value of field `f` (an index into [`FIELDS`]) in words.
-    pub fn field_value(&self, f: usize) -> &'static str {
+    fn field_value(&self, f: usize) -> &'static str {
         FIELDS[f].values[indices(self)[f] as usize]
     }
 

@@ -834,8 +834,7 @@ fn colour_symmetry_of_the_solved_values() {
     let g = E.geometry();
     let mut src = dtb_gen::store::Store::new(E);
     for m in Material::solve_order(4, 12) {
-        let counts = [m.white_men, m.white_kings, m.black_men, m.black_kings];
-        let name = table_file_name("english", counts, ValueKind::Dtw).unwrap();
+        let name = table_file_name("english", m, ValueKind::Dtw);
         src.load_dtw_file(m, &english4().join(name))
             .unwrap_or_else(|e| panic!("loading {m}: {e}"));
     }

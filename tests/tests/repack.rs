@@ -133,19 +133,13 @@ fn prev_fill_and_refusals() {
     // A build never reads a version 3 file back as values (its threat positions mean
     // nothing without the probe's search): the file is refused, naming the version.
     let first = &reports[0];
-    let path = out.path().join(
-        dtb_probe::internal::format::table_file_name(
+    let path = out
+        .path()
+        .join(dtb_probe::internal::format::table_file_name(
             "english",
-            [
-                first.material.white_men,
-                first.material.white_kings,
-                first.material.black_men,
-                first.material.black_kings,
-            ],
+            first.material,
             ValueKind::Wld,
-        )
-        .unwrap(),
-    );
+        ));
     let mut store = dtb_gen::store::Store::new(E);
     let e = store.load_wld_file(first.material, &path).unwrap_err();
     assert!(

@@ -66,7 +66,7 @@ fn rule_sets_in(dir: &Path, rules: &Rules) -> Vec<Rules> {
         };
         if variant == rules.name
             || found.iter().any(|r| r.name == variant)
-            || dtb_probe::internal::tablebase::parse_file_name(name, variant).is_none()
+            || dtb_probe::internal::format::parse_file_name(name, variant).is_none()
         {
             continue;
         }
