@@ -1,0 +1,606 @@
+//! The plan of a build: the slices to solve and their order, what each needs and may keep
+//! ([`Plan`] with its per-slice [`Forecast`] against the memory budget and the disk), checked
+//! before any work; the memory budget's defaults and sizes.
+
+use super::*;
+
+/// The output directory must be a directory or creatable as one: its nearest existing
+/// ancestor (itself included) must be a directory.
+fn check_out(out: &Path) -> Result<(), BuildError> {
+    let mut at = out;
+    loop {
+        if at.exists() {
+            if at.is_dir() {
+                return Ok(());
+            }
+            // A file is in the way, so this cannot make anything; its error is the cause.
+            return match std::fs::create_dir(out) {
+                Ok(()) => Ok(()),
+                Err(source) => Err(BuildError::OutNotDirectory {
+                    path: out.to_path_buf(),
+                    file: at.to_path_buf(),
+                    source,
+                }),
+            };
+        }
+        match at.parent() {
+            Some(p) if !p.as_os_str().is_empty() => at = p,
+            _ => return Ok(()),
+        }
+    }
+}
+
+pub(super) fn list(ms: &[Material]) -> String {
+    ms.iter()
+        .map(Material::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A validated build: everything is checked before any work starts.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub rules: Rules,
+    pub pieces: u32,
+    pub out: PathBuf,
+    /// Slices in solve order.
+    pub slices: Vec<Material>,
+    /// zstd settings of the files ([`ZSTD`] by default).
+    pub zstd: CompressionParams,
+    /// Write WLD files only, and keep solved slices in memory as outcomes (2 bits a position
+    /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
+    /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
+    /// the WLD headers record no longest distance (0).
+    pub wld_only: bool,
+    /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
+    /// `default_budget`). A WLD-only build whose finished slices do not fit beside the
+    /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
+    /// own working set does not fit stops the build before it starts, naming the slice.
+    pub memory: u64,
+    /// A job of one slice (`dtb gen --slice` without `--with-deps`): the slice. The other
+    /// slices of the plan must be finished; the job shares the directory with other jobs.
+    pub single: Option<Material>,
+    /// Bytes of scratch files the build may keep on disk (`None`: no limit). A WLD-only
+    /// build whose finished slices would pass it reads the largest of them from their
+    /// compressed table files instead ([`Plan::from_tables`]). The command line sets it
+    /// to the free space of the output directory's file system, less a margin.
+    pub scratch_limit: Option<u64>,
+}
+
+impl Plan {
+    /// Check the arguments and list the slices. The rules are taken under their canonical
+    /// name ([`Rules::named`]): fields that are not a preset's never write files under a
+    /// preset's name.
+    ///
+    /// # Errors
+    /// [`BuildError::Pieces`] for a piece count outside 2..=[`MAX_PIECES`].
+    pub fn new(rules: Rules, pieces: u32, out: impl Into<PathBuf>) -> Result<Plan, BuildError> {
+        if !(2..=MAX_PIECES).contains(&pieces) {
+            return Err(BuildError::Pieces(pieces));
+        }
+        let out = out.into();
+        check_out(&out)?;
+        Ok(Plan::unchecked(rules, pieces, out))
+    }
+
+    /// A plan to forecast from, not to build: as [`Plan::new`] but up to
+    /// [`FORECAST_MAX_PIECES`] (and no more pieces a side than the board holds). Its slices,
+    /// sizes and forecasts are those a build would have; [`run`] refuses it when it has more
+    /// than [`MAX_PIECES`].
+    ///
+    /// # Errors
+    /// [`BuildError::ForecastPieces`] for a piece count outside 2..=[`FORECAST_MAX_PIECES`].
+    pub fn for_forecast(
+        rules: Rules,
+        pieces: u32,
+        out: impl Into<PathBuf>,
+    ) -> Result<Plan, BuildError> {
+        if !(2..=FORECAST_MAX_PIECES).contains(&pieces) {
+            return Err(BuildError::ForecastPieces(pieces));
+        }
+        let out = out.into();
+        check_out(&out)?;
+        Ok(Plan::unchecked(rules, pieces, out))
+    }
+
+    fn unchecked(rules: Rules, pieces: u32, out: PathBuf) -> Plan {
+        let rules = rules.named();
+        Plan {
+            rules,
+            pieces,
+            out,
+            slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
+            zstd: ZSTD,
+            wld_only: false,
+            memory: default_budget(),
+            single: None,
+            scratch_limit: None,
+        }
+    }
+
+    /// A build of slice `m` alone (`dtb gen --slice`): the slices it reads, directly or not,
+    /// must be finished in `out` unless `with_deps`, which builds the missing ones first (the
+    /// plan's slices are `m` and everything it depends on, in solve order; the finished ones
+    /// are loaded or skipped as in any resumed build). `m` may be given as either colour's
+    /// material.
+    ///
+    /// # Errors
+    /// [`BuildError::Slice`] for a slice with a side without pieces or more pieces than
+    /// [`MAX_PIECES`]; [`BuildError::MissingInputs`] (without `with_deps`) naming every slice
+    /// it depends on that is not finished.
+    pub fn for_slice(
+        rules: Rules,
+        m: Material,
+        out: impl Into<PathBuf>,
+        wld_only: bool,
+        with_deps: bool,
+    ) -> Result<Plan, BuildError> {
+        let name = m.to_string();
+        if m.white() == 0 || m.black() == 0 {
+            return Err(BuildError::Slice(name, "each side needs a piece"));
+        }
+        if m.pieces() > MAX_PIECES || m.pieces() < 2 {
+            return Err(BuildError::Slice(
+                name,
+                "more pieces than a build takes (8)",
+            ));
+        }
+        if m.white() > rules.max_pieces_per_side() || m.black() > rules.max_pieces_per_side() {
+            return Err(BuildError::Slice(
+                name,
+                "more pieces a side than the board holds",
+            ));
+        }
+        let m = m.canonical();
+        let mut plan = Plan::new(rules, m.pieces().max(2), out)?;
+        plan.wld_only = wld_only;
+        // Everything m depends on: the closure of its successors.
+        let mut needed = std::collections::BTreeSet::from([m]);
+        let mut todo = vec![m];
+        while let Some(x) = todo.pop() {
+            for s in x.successors() {
+                if needed.insert(s) {
+                    todo.push(s);
+                }
+            }
+        }
+        plan.slices.retain(|x| needed.contains(x));
+        if !with_deps {
+            let missing: Vec<Material> = plan
+                .slices
+                .iter()
+                .copied()
+                .filter(|&x| x != m && on_disk(&plan, x) != OnDisk::Finished)
+                .collect();
+            if !missing.is_empty() {
+                return Err(BuildError::MissingInputs { slice: m, missing });
+            }
+            plan.single = Some(m);
+        }
+        Ok(plan)
+    }
+
+    /// Positions (side to move counted, both sides) of slice `m` as stored: both sides, or
+    /// White only for a colour-symmetric slice.
+    pub(super) fn stored_positions(&self, m: Material) -> u64 {
+        let n = SliceIndex::new(m, self.rules.geometry()).size();
+        if m == m.mirror() {
+            n
+        } else {
+            2 * n
+        }
+    }
+
+    /// Memory (bytes) solving and writing slice `m` on `threads` threads is expected to
+    /// take, beside the solved slices the build holds: the solver's peak, its result
+    /// included ([`solve_memory`]), plus what writing adds beside the result: the outcomes
+    /// packed for the store (a quarter byte a position) in a WLD-only build, a copy of the
+    /// codes (2 bytes) otherwise; plus [`OVERHEAD_BYTES`].
+    pub fn solve_bytes(&self, m: Material, threads: usize) -> u64 {
+        let size = SliceIndex::new(m, self.rules.geometry()).size();
+        if self.wld_only {
+            // The store's copy of the outcomes, unless it goes to a scratch file.
+            let kept = 2 * size.div_ceil(32) * 8;
+            return OVERHEAD_BYTES + self.wld_solver(m, threads).1 + kept;
+        }
+        OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + 2 * size * 2
+    }
+
+    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the grouped
+    /// one, or for a slice of kings only whose grouped working set would not fit half the
+    /// budget (or whose group is too large for it), the bit solver
+    /// ([`crate::bitbase`], seven bits a position).
+    ///
+    /// A grouped solve that would pass three quarters of the budget keeps the slice's own
+    /// outcomes and capture flags in scratch files mapped from disk ([`Plan::maps_results`]):
+    /// the memory returned is then the rest of its working set.
+    pub fn wld_solver(&self, m: Material, threads: usize) -> (WldSolver, u64) {
+        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        if method == WldSolver::Bits || OVERHEAD_BYTES + bytes <= self.memory / 4 * 3 {
+            return (method, bytes);
+        }
+        let n = SliceIndex::new(m, self.rules.geometry()).size();
+        self.wld_solver_with(m, threads, wld_results_bytes(n))
+    }
+
+    /// Whether solving slice `m` (WLD-only, grouped solver) keeps its own outcomes and
+    /// capture flags in scratch files, because in memory they would take its working set past
+    /// three quarters of the budget.
+    pub fn maps_results(&self, m: Material, threads: usize) -> bool {
+        if !self.wld_only {
+            return false;
+        }
+        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        method != WldSolver::Bits && OVERHEAD_BYTES + bytes > self.memory / 4 * 3
+    }
+
+    /// [`Plan::wld_solver`] with `mapped` bytes of the grouped solver's arrays not in memory.
+    fn wld_solver_with(&self, m: Material, threads: usize, mapped: u64) -> (WldSolver, u64) {
+        let ix = SliceIndex::new(m, self.rules.geometry());
+        let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(mapped);
+        let too_large = group_too_large(&self.rules, m);
+        if m.men() == 0 && (too_large || grouped > self.memory / 2) {
+            return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
+        }
+        // Groups one at a time where one set of group buffers a thread takes more than a
+        // quarter of the budget.
+        let serial = solve_memory_wld(&self.rules, m, threads, true).saturating_sub(mapped);
+        if grouped > serial && grouped - serial > self.memory / 4 {
+            (WldSolver::GroupedSerial, serial)
+        } else {
+            (WldSolver::Grouped, grouped)
+        }
+    }
+
+    /// Memory (bytes) the build's store takes for slice `m` once it is solved or loaded:
+    /// 2 bits a stored position in a WLD-only build, 16 otherwise.
+    pub fn held_bytes(&self, m: Material) -> u64 {
+        let size = SliceIndex::new(m, self.rules.geometry()).size();
+        let sides = if m == m.mirror() { 1 } else { 2 };
+        sides
+            * if self.wld_only {
+                size.div_ceil(32) * 8
+            } else {
+                2 * size
+            }
+    }
+
+    /// What [`run`] would do now, slice by slice, given the files on disk, and the memory it
+    /// would need: nothing is written. Reads (and checks) every finished file.
+    pub fn forecast(&self, threads: usize) -> Vec<Forecast> {
+        let mut f = self.forecast_in_memory(threads);
+        if self.needs_spill(threads) {
+            let tables = self.from_tables(threads);
+            let in_tables = self.held_timeline(&tables);
+            for (s, t) in f.iter_mut().zip(in_tables) {
+                s.disk_bytes = s.held_bytes - t;
+                if !tables.is_empty() && s.action == Action::Solve {
+                    s.solve_bytes += self.table_cache_bytes();
+                }
+                if s.action == Action::Solve && self.maps_results(s.material, threads) {
+                    // Its own outcomes and capture flags, while it is solved.
+                    let n = SliceIndex::new(s.material, self.rules.geometry()).size();
+                    s.disk_bytes += wld_results_bytes(n);
+                }
+                if s.action == Action::Solve && self.wld_only {
+                    // The store's copy of the outcomes goes to the scratch file.
+                    s.solve_bytes -= self.held_bytes(s.material).min(s.solve_bytes);
+                }
+                s.held_bytes = 0;
+                s.spill = true;
+            }
+        }
+        f
+    }
+
+    /// Per slice of the plan, bytes (as [`Plan::held_bytes`]) of the slices of `tables`
+    /// held while it is solved or loaded, counted as in [`Plan::forecast_in_memory`].
+    fn held_timeline(&self, tables: &std::collections::HashSet<Material>) -> Vec<u64> {
+        let done: Vec<bool> = self
+            .slices
+            .iter()
+            .map(|&m| on_disk(self, m) == OnDisk::Finished)
+            .collect();
+        let readers = Readers::new(&self.slices, &done);
+        let mut held = 0u64;
+        let mut out = Vec::with_capacity(self.slices.len());
+        for (i, &m) in self.slices.iter().enumerate() {
+            for &j in &readers.drop_before[i] {
+                if tables.contains(&self.slices[j]) {
+                    held = held.saturating_sub(self.held_bytes(self.slices[j]));
+                }
+            }
+            out.push(held);
+            if readers.read[i] && tables.contains(&m) {
+                held += self.held_bytes(m);
+            }
+        }
+        out
+    }
+
+    /// The block cache of the table files a build reads finished slices from
+    /// ([`Plan::from_tables`]): a 32nd of the budget, at most 1 GiB.
+    pub(super) fn table_cache_bytes(&self) -> u64 {
+        (self.memory / 32).min(1 << 30)
+    }
+
+    /// [`Plan::forecast`] with every finished slice a later one reads held in memory.
+    fn forecast_in_memory(&self, threads: usize) -> Vec<Forecast> {
+        let states: Vec<OnDisk> = self.slices.iter().map(|&m| on_disk(self, m)).collect();
+        let done: Vec<bool> = states.iter().map(|s| *s == OnDisk::Finished).collect();
+        let readers = Readers::new(&self.slices, &done);
+        let mut held = 0u64;
+        let mut out = Vec::with_capacity(self.slices.len());
+        for (i, &m) in self.slices.iter().enumerate() {
+            for &j in &readers.drop_before[i] {
+                // (saturating: a plan whose slices were reordered by hand is not in
+                // dependency order; `run` refuses it with a missing-slice error)
+                held = held.saturating_sub(self.held_bytes(self.slices[j]));
+            }
+            let action = match (done[i], readers.read[i]) {
+                (false, _) => Action::Solve,
+                (true, true) => Action::Load,
+                (true, false) => Action::Skip,
+            };
+            out.push(Forecast {
+                material: m,
+                positions: self.stored_positions(m),
+                action,
+                solve_bytes: if action == Action::Solve {
+                    self.solve_bytes(m, threads)
+                } else {
+                    0
+                },
+                held_bytes: held,
+                disk_bytes: 0,
+                spill: false,
+                unusable: match &states[i] {
+                    OnDisk::Unusable(why) => Some(why.clone()),
+                    _ => None,
+                },
+            });
+            if readers.read[i] {
+                held += self.held_bytes(m);
+            }
+        }
+        out
+    }
+
+    /// The finished slices this build reads from their table files (compressed, through a
+    /// block cache) instead of scratch files, so that its scratch files stay within
+    /// [`Plan::scratch_limit`]: empty unless it spills ([`Plan::needs_spill`]) and is
+    /// WLD-only. Chosen greedily, slice by slice in solve order: while the scratch files
+    /// held at a slice would pass the limit, the largest held slice not yet chosen is.
+    pub fn from_tables(&self, threads: usize) -> std::collections::HashSet<Material> {
+        let mut chosen = std::collections::HashSet::new();
+        let Some(limit) = self.scratch_limit else {
+            return chosen;
+        };
+        if !self.wld_only || !self.needs_spill(threads) {
+            return chosen;
+        }
+        let done: Vec<bool> = self
+            .slices
+            .iter()
+            .map(|&m| on_disk(self, m) == OnDisk::Finished)
+            .collect();
+        let readers = Readers::new(&self.slices, &done);
+        let mut held: Vec<Material> = Vec::new();
+        for (i, &m) in self.slices.iter().enumerate() {
+            for &j in &readers.drop_before[i] {
+                held.retain(|&x| x != self.slices[j]);
+            }
+            let own = if !done[i] && self.maps_results(m, threads) {
+                wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size())
+            } else {
+                0
+            };
+            loop {
+                let disk: u64 = held
+                    .iter()
+                    .filter(|x| !chosen.contains(*x))
+                    .map(|&x| self.held_bytes(x))
+                    .sum::<u64>()
+                    + own;
+                if disk <= limit {
+                    break;
+                }
+                let Some(&big) = held
+                    .iter()
+                    .filter(|x| !chosen.contains(*x))
+                    .max_by_key(|&&x| (self.held_bytes(x), x))
+                else {
+                    break; // its own arrays alone pass the limit: the forecast says so
+                };
+                chosen.insert(big);
+            }
+            if readers.read[i] {
+                held.push(m);
+            }
+        }
+        chosen
+    }
+
+    /// Whether this build keeps finished slices in scratch files: its forecast, with every
+    /// finished slice in memory, passes three quarters of its budget somewhere.
+    pub fn needs_spill(&self, threads: usize) -> bool {
+        self.forecast_in_memory(threads).iter().any(|f| {
+            f.held_bytes + f.solve_bytes > self.memory / 4 * 3
+                || (f.action == Action::Solve && self.maps_results(f.material, threads))
+        })
+    }
+
+    /// The kinds of file this build writes.
+    pub fn kinds(&self) -> &'static [ValueKind] {
+        if self.wld_only {
+            &[ValueKind::Wld]
+        } else {
+            &[ValueKind::Wld, ValueKind::Dtw]
+        }
+    }
+
+    /// Path of the file of slice `m`, kind `kind`.
+    pub fn path(&self, m: Material, kind: ValueKind) -> PathBuf {
+        self.out.join(table_file_name(self.rules.name, m, kind))
+    }
+}
+
+/// Bytes of the grouped WLD solver's own arrays for a slice of `n` positions a side: the
+/// outcomes (2 bits) and capture flags (1 bit) of both sides ([`solve_memory_wld`] counts
+/// them).
+pub fn wld_results_bytes(n: u64) -> u64 {
+    2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8)
+}
+
+/// What a build does with a slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Solve it and write its files.
+    Solve,
+    /// Finished on disk; read back, since a slice still to be solved leads to it.
+    Load,
+    /// Finished on disk, and nothing left reads it.
+    Skip,
+}
+
+impl Action {
+    /// Lower-case name, as `dtb gen --dry-run` prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Solve => "solve",
+            Action::Load => "load",
+            Action::Skip => "skip",
+        }
+    }
+}
+
+/// The solver of a slice in a WLD-only build ([`Plan::wld_solver`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WldSolver {
+    /// [`crate::solve::solve_slice_grouped_wld`]: one men group at a time on each thread.
+    Grouped,
+    /// The same, each group on every thread: one set of group buffers.
+    GroupedSerial,
+    /// [`crate::bitbase::solve_kings_wld`]: bitmaps, for slices of kings only.
+    Bits,
+}
+
+/// Memory a build may use, bytes: the least of the memory available now (Linux
+/// `MemAvailable`), what the process's address-space limit (`ulimit -v`) leaves beside its
+/// present size, and what its cgroup's `memory.max` leaves beside `memory.current`; `None`
+/// if none of these can be read.
+fn memory_limit() -> Option<u64> {
+    let mut limit = available_memory();
+    let mut lower = |x: Option<u64>| {
+        if let Some(x) = x {
+            limit = Some(limit.map_or(x, |l| l.min(x)));
+        }
+    };
+    lower(address_space_left());
+    lower(cgroup_left());
+    limit
+}
+
+/// The default memory budget: [`memory_limit`] less a margin of 1/16 (at least 256 MiB)
+/// for the rest of the machine; 4 GiB where nothing can be read.
+fn default_budget() -> u64 {
+    match memory_limit() {
+        Some(l) => l.saturating_sub((l / 16).max(256 << 20)).max(64 << 20),
+        None => 4 << 30,
+    }
+}
+
+/// What `ulimit -v` leaves: the soft address-space limit less the present virtual size.
+fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft = line.split_whitespace().nth(3)?;
+    let soft: u64 = soft.parse().ok()?; // "unlimited" does not parse: no limit
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmSize:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(soft.saturating_sub(size * 1024))
+}
+
+/// What the cgroup (v2) of this process leaves: `memory.max` less `memory.current`.
+fn cgroup_left() -> Option<u64> {
+    let cg = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = cg.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = std::path::Path::new("/sys/fs/cgroup").join(rel.trim_start_matches('/'));
+    let max: u64 = std::fs::read_to_string(dir.join("memory.max"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?; // "max": no limit
+    let current: u64 = std::fs::read_to_string(dir.join("memory.current"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// A memory size as `dtb gen --memory` takes it: a number of bytes, or a number with a
+/// binary unit `K`, `M`, `G` or `T` (KiB, MiB, GiB, TiB; `KiB`, `MB`, ... are the same), a
+/// fraction allowed: `512M`, `20G`, `1.5G`.
+///
+/// # Errors
+/// A message naming what is wrong.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "{s:?}: unknown unit {unit:?} (bytes, or K, M, G, T: binary units)"
+            ))
+        }
+    };
+    let x: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a size (for example 512M or 20G)"))?;
+    let bytes = x * (1u64 << shift) as f64;
+    if !bytes.is_finite() || !(1.0..=1e18).contains(&bytes) {
+        return Err(format!(
+            "{s:?}: a memory size must be at least 1 byte and below 1 EB"
+        ));
+    }
+    Ok(bytes as u64)
+}
+
+/// One slice of [`Plan::forecast`].
+#[derive(Clone, Debug)]
+pub struct Forecast {
+    pub material: Material,
+    /// Positions stored (side to move counted).
+    pub positions: u64,
+    pub action: Action,
+    /// Expected working memory to solve and write it ([`Plan::solve_bytes`]; 0 unless it
+    /// is solved).
+    pub solve_bytes: u64,
+    /// Memory held by the solved slices kept while it is solved or loaded.
+    pub held_bytes: u64,
+    /// Bytes of scratch files of finished slices on disk at that time (mapped, the page
+    /// cache holding what it can), where they do not fit in memory.
+    pub disk_bytes: u64,
+    /// Finished slices go to scratch files in this build.
+    pub spill: bool,
+    /// Why a file of the slice present on disk cannot be used (it is solved again).
+    pub unusable: Option<String>,
+}
