@@ -48,6 +48,9 @@ pub struct RepackedSlice {
     pub checked: u64,
     /// The file was version 3 already and was copied as it is.
     pub copied: bool,
+    /// `out` held this slice's version 3 file already, whole (a repack stopped and run
+    /// again): kept, not repacked; `captures`, `threats` and `checked` are 0.
+    pub resumed: bool,
     /// `bytes_after` is an estimate from sampled blocks ([`RepackOptions::estimate`]);
     /// `captures` and `threats` count the sampled blocks only.
     pub estimated: bool,
@@ -166,6 +169,21 @@ pub fn repack_dir(
                 bytes_after: old.compressed_len(),
                 checked: 0,
                 copied: true,
+                resumed: false,
+                estimated: false,
+            }
+        } else if opts.estimate.is_none() && repacked_already(&rules, m, old, &dest) {
+            RepackedSlice {
+                material: m,
+                positions: old.header().positions_per_side
+                    * u64::from(old.header().stored_side_count()),
+                captures: 0,
+                threats: 0,
+                bytes_before: old.compressed_len(),
+                bytes_after: std::fs::metadata(&dest).map_err(io(&dest))?.len(),
+                checked: 0,
+                copied: false,
+                resumed: true,
                 estimated: false,
             }
         } else {
@@ -175,6 +193,26 @@ pub fn repack_dir(
         reports.push(r);
     }
     Ok(reports)
+}
+
+/// Whether `dest` is already the version 3 repack of `old` (slice `m`), whole: a repack that
+/// was stopped and run again keeps the slices it finished. Files are written to a temporary
+/// name, checked and renamed (`write.rs`), so a file there is finished unless damaged since:
+/// its header must match `old`'s (rules, slice, sides, positions, counts) at version 3, and its
+/// checksums must hold. Anything else is repacked again.
+fn repacked_already(rules: &Rules, m: Material, old: &TableFile, dest: &Path) -> bool {
+    if !dest.exists() {
+        return false;
+    }
+    let cache = std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(0));
+    let Ok(new) = TableFile::open(dest, cache) else {
+        return false;
+    };
+    let (h, o) = (new.header(), old.header());
+    h.version == FORMAT_VERSION_THREAT
+        && h.mismatch(rules, m, ValueKind::Wld).is_none()
+        && (h.sides, h.positions_per_side, h.counts) == (o.sides, o.positions_per_side, o.counts)
+        && new.verify_payload().is_ok()
 }
 
 /// Repacks one version 1 WLD table `old` (slice `m`) into `dest`; `out` holds the slices
@@ -301,6 +339,7 @@ fn repack_slice(
             bytes_after: (old.compressed_len() as f64 * ratio).round() as u64,
             checked: 0,
             copied: false,
+            resumed: false,
             estimated: true,
         });
     }
@@ -325,6 +364,7 @@ fn repack_slice(
         bytes_after,
         checked,
         copied: false,
+        resumed: false,
         estimated: false,
     })
 }

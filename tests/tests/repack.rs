@@ -9,10 +9,12 @@ use std::process::Command;
 
 use common::english4;
 use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
-use dtb_probe::internal::format::{ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT};
+use dtb_probe::internal::format::{
+    table_file_name, ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT,
+};
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::value::is_threat_dont_care;
-use dtb_probe::{Color, Rules, Tablebase};
+use dtb_probe::{Color, Material, Rules, Tablebase};
 use rayon::prelude::*;
 
 const E: Rules = Rules::ENGLISH;
@@ -155,4 +157,48 @@ fn prev_fill_and_refusals() {
     o.block_len = Some(100);
     let e = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("multiple of 64"), "{e}");
+}
+
+/// A repack stopped and run again keeps the slices it finished: run twice into the same
+/// directory, the second run repacks nothing and leaves every file as it was; a file damaged
+/// since (one byte) or of another slice's name is repacked again, to the same bytes.
+#[test]
+fn a_repack_run_again_keeps_what_it_finished() {
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(Fill::Major);
+    o.max_pieces = Some(3);
+    let first = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
+    assert!(first.iter().all(|r| !r.resumed) && first.len() > 5);
+    let name = |m: Material| table_file_name("english", m, ValueKind::Wld);
+    let bytes = |m: Material| std::fs::read(out.path().join(name(m))).unwrap();
+    let before: Vec<Vec<u8>> = first.iter().map(|r| bytes(r.material)).collect();
+    let again = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
+    assert!(again
+        .iter()
+        .all(|r| r.resumed && r.threats == 0 && r.checked == 0));
+    for (r, b) in again.iter().zip(&before) {
+        assert_eq!(&bytes(r.material), b, "{}", r.material);
+        assert_eq!(r.bytes_after, b.len() as u64);
+    }
+    // One changed byte in the last block: its checksum fails, the slice is repacked.
+    let (a, b) = (
+        first[first.len() - 1].material,
+        first[first.len() - 2].material,
+    );
+    let mut damaged = bytes(a);
+    let at = damaged.len() - 3;
+    damaged[at] ^= 0x40;
+    std::fs::write(out.path().join(name(a)), &damaged).unwrap();
+    // Another slice's file under this slice's name: its header names the other slice.
+    std::fs::copy(
+        out.path().join(name(b)),
+        out.path().join(name(first[0].material)),
+    )
+    .unwrap();
+    let third = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
+    for (r, want) in third.iter().zip(&before) {
+        let redone = r.material == a || r.material == first[0].material;
+        assert_eq!(r.resumed, !redone, "{}", r.material);
+        assert_eq!(&bytes(r.material), want, "{}", r.material);
+    }
 }

@@ -59,7 +59,9 @@ enum Command {
     /// move has a capture; a one-ply search answers them) become "don't care", and the
     /// files get smaller. Values are copied, not solved again; unless --no-check, every
     /// threat position's answer from the new files is compared with the value the old file
-    /// stored. DTW files are not copied. Version 3 files are copied as they are.
+    /// stored. DTW files are not copied. Version 3 files are copied as they are. A repack
+    /// stopped and run again keeps the slices it finished (files whole: checked by header
+    /// and checksums).
     Repack(repack::Args),
     /// Count the leaves of the legal-move tree (move generator check).
     Perft(perft::Args),

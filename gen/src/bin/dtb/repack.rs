@@ -101,7 +101,7 @@ fn repack(
         let line = if json {
             json!({"slice": r.material.to_string(), "positions": r.positions, "captures": r.captures,
                    "threats": r.threats, "bytes_before": r.bytes_before, "bytes_after": r.bytes_after,
-                   "bits_before": before, "bits_after": after, "checked": r.checked, "copied": r.copied, "estimated": r.estimated,
+                   "bits_before": before, "bits_after": after, "checked": r.checked, "copied": r.copied, "resumed": r.resumed, "estimated": r.estimated,
                    "seconds": t0.elapsed().as_secs_f64()})
             .to_string()
         } else {
@@ -111,7 +111,7 @@ fn repack(
                 100.0 * r.captures as f64 / r.positions.max(1) as f64,
                 100.0 * r.threats as f64 / r.positions.max(1) as f64,
                 r.bytes_before, r.bytes_after, before, after, r.checked,
-                if r.copied { "  (version 3 already: copied)" } else if r.estimated { "  (estimate)" } else { "" }
+                if r.copied { "  (version 3 already: copied)" } else if r.resumed { "  (repacked before: kept)" } else if r.estimated { "  (estimate)" } else { "" }
             )
         };
         if let Err(e) = crate::output::line(format_args!("{line}")) {
