@@ -149,9 +149,11 @@ int main(int argc, char **argv) {
         printf("\n");
     }
     dtb_stats s;
-    if (dtb_cache_stats(tb, &s) != DTB_OK || s.hits == 0 || s.misses == 0) {
-        fprintf(stderr, "cache statistics: hits %llu misses %llu\n", (unsigned long long)s.hits,
-                (unsigned long long)s.misses);
+    if (dtb_cache_stats(tb, &s) != DTB_OK || s.hits == 0 || s.misses == 0 ||
+        s.bytes + s.thread_bytes > s.capacity_bytes || s.thread_bytes > s.capacity_bytes / 4) {
+        fprintf(stderr, "cache statistics: hits %llu misses %llu bytes %llu thread_bytes %llu capacity %llu\n",
+                (unsigned long long)s.hits, (unsigned long long)s.misses, (unsigned long long)s.bytes,
+                (unsigned long long)s.thread_bytes, (unsigned long long)s.capacity_bytes);
         failed++;
     }
     if (dtb_verify(tb) != DTB_OK) {

@@ -215,13 +215,18 @@ typedef struct {
    */
   uint64_t not_cached;
   /*
-   Bytes of decompressed blocks held now.
+   Bytes of decompressed blocks held now by the shared cache.
    */
   uint64_t bytes;
   /*
-   The bound given to [`dtb_open`], in bytes.
+   The bound given to [`dtb_open`], in bytes: `bytes + thread_bytes` never exceeds it.
    */
   uint64_t capacity_bytes;
+  /*
+   Bytes of decompressed blocks held now by the probing threads' recent-block slots (at
+   most a quarter of `capacity_bytes`; freed with the handle).
+   */
+  uint64_t thread_bytes;
 } dtb_stats;
 
 #ifdef __cplusplus

@@ -155,10 +155,13 @@ pub struct dtb_stats {
     pub misses: u64,
     /// Cache-only look-ups that found nothing in memory.
     pub not_cached: u64,
-    /// Bytes of decompressed blocks held now.
+    /// Bytes of decompressed blocks held now by the shared cache.
     pub bytes: u64,
-    /// The bound given to [`dtb_open`], in bytes.
+    /// The bound given to [`dtb_open`], in bytes: `bytes + thread_bytes` never exceeds it.
     pub capacity_bytes: u64,
+    /// Bytes of decompressed blocks held now by the probing threads' recent-block slots (at
+    /// most a quarter of `capacity_bytes`; freed with the handle).
+    pub thread_bytes: u64,
 }
 
 /// A failed call: its status and message.
@@ -936,6 +939,7 @@ pub unsafe extern "C" fn dtb_cache_stats(tb: *const dtb_tablebase, out: *mut dtb
             not_cached: s.not_cached,
             bytes: s.bytes,
             capacity_bytes: s.capacity_bytes as u64,
+            thread_bytes: s.thread_bytes,
         };
         Ok(DTB_OK)
     })
