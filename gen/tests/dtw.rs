@@ -409,7 +409,7 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
     let _ = std::fs::remove_dir_all(&dir);
     for pieces in [3, 4] {
         let mut plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("plan");
-        plan.wld_only = true;
+        plan = plan.with_wld_only(true);
         let stats = build::run(&plan, &Quiet).expect("WLD-only build");
         let solved: Vec<_> = stats.iter().filter(|s| !s.skipped).collect();
         if pieces == 4 {
@@ -443,7 +443,7 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
         );
         compared += 1;
     }
-    let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices.len();
+    let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices().len();
     assert_eq!(compared, slices, "every canonical slice compared");
     assert_eq!(slices, 23);
 
@@ -490,7 +490,7 @@ fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
     let _ = std::fs::remove_dir_all(&dir);
     build::run(&Plan::new(Rules::ENGLISH, 3, &dir).unwrap(), &Quiet).expect("full 2-3");
     let mut plan = Plan::new(Rules::ENGLISH, 4, &dir).unwrap();
-    plan.wld_only = true;
+    plan = plan.with_wld_only(true);
     let stats = build::run(&plan, &Quiet).expect("WLD-only 4");
     assert!(stats.iter().all(|s| s.skipped == (s.material.pieces() < 4)));
     let dtw_files = std::fs::read_dir(&dir)
@@ -504,7 +504,7 @@ fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
                 == Some("dtw")
         })
         .count();
-    let small = Plan::new(Rules::ENGLISH, 3, &dir).unwrap().slices.len();
+    let small = Plan::new(Rules::ENGLISH, 3, &dir).unwrap().slices().len();
     assert_eq!(dtw_files, small);
     let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -548,7 +548,7 @@ fn verify_reports_an_unreadable_file_once_per_slice() {
 fn a_table_of_the_wrong_size_is_rebuilt_not_loaded() {
     let dir = tempfile::tempdir().unwrap();
     let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).unwrap();
-    plan.wld_only = true;
+    plan = plan.with_wld_only(true);
     build::run(&plan, &Quiet).unwrap();
     let path = dir.path().join("english-1011.wld");
     let original = std::fs::read(&path).unwrap();

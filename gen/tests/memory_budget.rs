@@ -29,8 +29,8 @@ fn wld_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
     let mut plan = Plan::new(Rules::ENGLISH, pieces, dir).unwrap();
-    plan.wld_only = true;
-    plan.memory = memory;
+    plan = plan.with_wld_only(true);
+    plan = plan.with_memory(memory);
     plan
 }
 
@@ -55,7 +55,7 @@ fn a_small_budget_writes_the_same_files() {
     assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::Bits);
     // The largest slices with men keep their own outcomes in mapped scratch files.
     let mapped: Vec<Material> = tight
-        .slices
+        .slices()
         .iter()
         .copied()
         .filter(|&m| tight.maps_results(m, 2))
@@ -64,12 +64,12 @@ fn a_small_budget_writes_the_same_files() {
         mapped.iter().any(|m| m.men() > 0 && m.pieces() == 5),
         "no 5-piece slice with men maps its outcomes at 110 MiB: {mapped:?}"
     );
-    assert!(large.slices.iter().all(|&m| !large.maps_results(m, 2)));
+    assert!(large.slices().iter().all(|&m| !large.maps_results(m, 2)));
     // And with scratch files limited to 1 MiB: the largest finished slices are read from
     // their table files instead.
     let third = tempfile::tempdir().unwrap();
     let mut tabled = wld_plan(5, third.path(), 110 << 20);
-    tabled.scratch_limit = Some(1 << 20);
+    tabled = tabled.with_scratch_limit(Some(1 << 20));
     let from_tables = tabled.from_tables(2);
     assert!(
         from_tables.len() >= 3 && from_tables.iter().any(|m| m.pieces() == 4),
@@ -137,15 +137,18 @@ fn one_slice_alone_and_with_its_dependencies() {
             let names: Vec<String> = missing.iter().map(|x| x.to_string()).collect();
             assert_eq!(names, ["0101", "0102"]);
         }
-        other => panic!("expected missing inputs, got {:?}", other.map(|p| p.slices)),
+        other => panic!(
+            "expected missing inputs, got {:?}",
+            other.map(|p| p.slices().to_vec())
+        ),
     }
     let plan = Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, true).unwrap();
-    assert_eq!(*plan.slices.last().unwrap(), m);
+    assert_eq!(*plan.slices().last().unwrap(), m);
     build::run(&plan, &Quiet).unwrap();
     let whole = tempfile::tempdir().unwrap();
     build::run(&wld_plan(4, whole.path(), 16 << 30), &Quiet).unwrap();
     let (one, all) = (wld_files(dir.path()), wld_files(whole.path()));
-    assert_eq!(one.len(), plan.slices.len());
+    assert_eq!(one.len(), plan.slices().len());
     for (name, bytes) in &one {
         assert!(bytes == &all[name], "{name} differs");
     }
@@ -232,9 +235,9 @@ fn a_full_build_within_a_budget_writes_the_same_files() {
     let big = tempfile::tempdir().unwrap();
     let small = tempfile::tempdir().unwrap();
     let mut large = Plan::new(Rules::ENGLISH, 5, big.path()).unwrap();
-    large.memory = 16 << 30;
+    large = large.with_memory(16 << 30);
     let mut tight = Plan::new(Rules::ENGLISH, 5, small.path()).unwrap();
-    tight.memory = 200 << 20;
+    tight = tight.with_memory(200 << 20);
     assert!(!large.needs_spill(2));
     assert!(
         tight.needs_spill(2),

@@ -37,37 +37,107 @@ pub(super) fn list(ms: &[Material]) -> String {
         .join(", ")
 }
 
-/// A validated build: everything is checked before any work starts.
+/// A validated build: everything is checked before any work starts. Made by [`Plan::new`],
+/// [`Plan::for_forecast`] or [`Plan::for_slice`], its options set by the `with_` methods; its
+/// fields are read through the methods of the same names.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    pub rules: Rules,
-    pub pieces: u32,
-    pub out: PathBuf,
+    pub(crate) rules: Rules,
+    pub(crate) pieces: u32,
+    pub(crate) out: PathBuf,
     /// Slices in solve order.
-    pub slices: Vec<Material>,
+    pub(crate) slices: Vec<Material>,
     /// zstd settings of the files ([`ZSTD`] by default).
-    pub zstd: CompressionParams,
+    pub(crate) zstd: CompressionParams,
     /// Write WLD files only, and keep solved slices in memory as outcomes (2 bits a position
     /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
     /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
     /// the WLD headers record no longest distance (0).
-    pub wld_only: bool,
+    pub(crate) wld_only: bool,
     /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
     /// `default_budget`). A WLD-only build whose finished slices do not fit beside the
     /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
     /// own working set does not fit stops the build before it starts, naming the slice.
-    pub memory: u64,
+    pub(crate) memory: u64,
     /// A job of one slice (`dtb gen --slice` without `--with-deps`): the slice. The other
     /// slices of the plan must be finished; the job shares the directory with other jobs.
-    pub single: Option<Material>,
+    pub(crate) single: Option<Material>,
     /// Bytes of scratch files the build may keep on disk (`None`: no limit). A WLD-only
     /// build whose finished slices would pass it reads the largest of them from their
     /// compressed table files instead ([`Plan::from_tables`]). The command line sets it
     /// to the free space of the output directory's file system, less a margin.
-    pub scratch_limit: Option<u64>,
+    pub(crate) scratch_limit: Option<u64>,
 }
 
 impl Plan {
+    /// The rule set (under its canonical name).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The largest number of pieces built.
+    pub fn pieces(&self) -> u32 {
+        self.pieces
+    }
+
+    /// The output directory.
+    pub fn out(&self) -> &std::path::Path {
+        &self.out
+    }
+
+    /// The slices, in solve order.
+    pub fn slices(&self) -> &[Material] {
+        &self.slices
+    }
+
+    /// The zstd settings of the files.
+    pub fn zstd(&self) -> &CompressionParams {
+        &self.zstd
+    }
+
+    /// Whether only WLD files are written.
+    pub fn wld_only(&self) -> bool {
+        self.wld_only
+    }
+
+    /// The memory budget, bytes.
+    pub fn memory(&self) -> u64 {
+        self.memory
+    }
+
+    /// The one slice of a single-slice job.
+    pub fn single(&self) -> Option<Material> {
+        self.single
+    }
+
+    /// The bytes of scratch files the build may keep on disk.
+    pub fn scratch_limit(&self) -> Option<u64> {
+        self.scratch_limit
+    }
+
+    /// These zstd settings for the files (default [`ZSTD`]).
+    pub fn with_zstd(mut self, zstd: CompressionParams) -> Plan {
+        self.zstd = zstd;
+        self
+    }
+
+    /// WLD files only (see the field's docs: [`Plan::wld_only`]).
+    pub fn with_wld_only(mut self, wld_only: bool) -> Plan {
+        self.wld_only = wld_only;
+        self
+    }
+
+    /// This memory budget, bytes (checked against each slice's forecast before any work).
+    pub fn with_memory(mut self, bytes: u64) -> Plan {
+        self.memory = bytes;
+        self
+    }
+
+    /// This limit on scratch files, bytes (`None`: no limit).
+    pub fn with_scratch_limit(mut self, bytes: Option<u64>) -> Plan {
+        self.scratch_limit = bytes;
+        self
+    }
     /// Check the arguments and list the slices. The rules are taken under their canonical
     /// name ([`Rules::named`]): fields that are not a preset's never write files under a
     /// preset's name.

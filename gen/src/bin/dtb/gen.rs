@@ -68,7 +68,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .unwrap_or(build::ZSTD);
     let rules = a.set.variant.rules()?;
     let out = a.set.out;
-    let mut plan = match &a.slice {
+    let plan = match &a.slice {
         Some(text) => {
             let m = Material::parse(text).with_context(|| {
                 format!("--slice {text:?}: not a slice (four digits: white men, white kings, black men, black kings, e.g. 0404)")
@@ -77,15 +77,15 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
-    plan.wld_only = a.set.wld_only;
-    plan.zstd = zstd;
+    let mut plan = plan.with_wld_only(a.set.wld_only).with_zstd(zstd);
     if let Some(m) = a.set.memory {
-        plan.memory = m;
+        plan = plan.with_memory(m);
     }
-    plan.scratch_limit = a.scratch_limit.or_else(|| {
-        let free = fs_free(&plan.out)? + build::scratch_on_disk(&plan);
+    let limit = a.scratch_limit.or_else(|| {
+        let free = fs_free(plan.out())? + build::scratch_on_disk(&plan);
         Some(free - free / 8)
     });
+    let plan = plan.with_scratch_limit(limit);
     if a.dry_run {
         return dry_run(plan, a.threads, a.json);
     }
@@ -211,8 +211,8 @@ fn worker_threads(threads: Option<u16>) -> usize {
 
 /// `dtb gen --dry-run`: [`Plan::forecast`], printed; status 1 if the build would not fit.
 fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
-    let rules = plan.rules;
-    let pieces = plan.pieces;
+    let rules = plan.rules();
+    let pieces = plan.pieces();
     let threads = worker_threads(threads);
     let slices = plan.forecast(threads);
     let mib = |b: u64| b.div_ceil(1 << 20);
@@ -235,8 +235,8 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                     "slice": f.material.to_string(), "action": f.action.name(),
                     "positions": f.positions, "solve_bytes": f.solve_bytes,
                     "held_bytes": f.held_bytes, "peak_bytes": need,
-                    "scratch_bytes": f.disk_bytes, "budget_bytes": plan.memory,
-                    "fits": need <= plan.memory, "unusable": f.unusable,
+                    "scratch_bytes": f.disk_bytes, "budget_bytes": plan.memory(),
+                    "fits": need <= plan.memory(), "unusable": f.unusable,
                 })
             );
         } else {
@@ -252,8 +252,8 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 } else {
                     String::new()
                 },
-                if need > plan.memory {
-                    format!("  OVER the budget of {} MiB", mib(plan.memory))
+                if need > plan.memory() {
+                    format!("  OVER the budget of {} MiB", mib(plan.memory()))
                 } else {
                     String::new()
                 },
@@ -264,7 +264,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         }
     }
     let available = build::available_memory();
-    let fits = peak.0 <= plan.memory;
+    let fits = peak.0 <= plan.memory();
     let disk_peak = slices.iter().map(|f| f.disk_bytes).max().unwrap_or(0);
     let mut from_tables: Vec<String> = plan
         .from_tables(threads)
@@ -272,7 +272,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         .map(|m| m.to_string())
         .collect();
     from_tables.sort();
-    let disk_free = fs_free(&plan.out);
+    let disk_free = fs_free(&plan.out());
     let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
     let fits = fits && disk_fits;
     let positions: u64 = slices.iter().map(|f| f.positions).sum();
@@ -285,7 +285,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "slices": slices.len(), "solve": count[0], "load": count[1], "skip": count[2],
                 "positions": positions, "threads": threads,
                 "peak_bytes": peak.0, "peak_slice": peak_slice,
-                "budget_bytes": plan.memory, "scratch_peak_bytes": disk_peak,
+                "budget_bytes": plan.memory(), "scratch_peak_bytes": disk_peak,
                 "disk_free_bytes": disk_free, "from_tables": from_tables,
                 "available_bytes": available, "fits": fits,
             })
@@ -304,7 +304,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             mib(peak.0),
             peak_slice.map_or(String::new(), |m| format!(" (slice {m})")),
             threads,
-            mib(plan.memory),
+            mib(plan.memory()),
             match available {
                 Some(a) => format!("{} MiB available now", a >> 20),
                 None => "available memory unknown".to_string(),
@@ -358,8 +358,8 @@ fn fs_free(dir: &Path) -> Option<u64> {
 }
 
 fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
-    let rules = plan.rules;
-    let pieces = plan.pieces;
+    let rules = plan.rules();
+    let pieces = plan.pieces();
     let threads = worker_threads(threads);
     if threads == 0 {
         bail!("--threads must be at least 1");
@@ -434,7 +434,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             dtw,
             bits_per_position(dtw, positions),
             dtw_write,
-            plan.out.display()
+            plan.out().display()
         );
     }
     Ok(ExitCode::SUCCESS)

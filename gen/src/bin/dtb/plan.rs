@@ -66,10 +66,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
             build::MAX_PIECES
         );
     }
-    let mut plan = Plan::for_forecast(rules, pieces, a.set.out)?;
-    plan.wld_only = a.set.wld_only;
+    let mut plan = Plan::for_forecast(rules, pieces, a.set.out)?.with_wld_only(a.set.wld_only);
     if let Some(m) = a.set.memory {
-        plan.memory = m;
+        plan = plan.with_memory(m);
     }
     if !(a.speed.is_finite() && a.speed > 0.0) {
         bail!("--speed must be a positive number of positions a second a core");
