@@ -272,7 +272,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         .map(|m| m.to_string())
         .collect();
     from_tables.sort();
-    let disk_free = fs_free(&plan.out());
+    let disk_free = fs_free(plan.out());
     let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
     let fits = fits && disk_fits;
     let positions: u64 = slices.iter().map(|f| f.positions).sum();
