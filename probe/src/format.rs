@@ -1385,7 +1385,14 @@ mod tests {
             assert!(h
                 .check_block(0, &pack_values(width, &good).unwrap())
                 .is_ok());
-            let edges = [0, 1, CHECK_CHUNK - 1, CHECK_CHUNK, 4 * CHECK_CHUNK + 3, n - 1];
+            let edges = [
+                0,
+                1,
+                CHECK_CHUNK - 1,
+                CHECK_CHUNK,
+                4 * CHECK_CHUNK + 3,
+                n - 1,
+            ];
             for first in edges {
                 for second in [None, Some(n - 1), Some(first + 1)] {
                     let mut v = good.clone();
