@@ -5,8 +5,9 @@
 //! - `index`: `SliceIndex::index` and `unindex` on the 6-piece slice 2121.
 //! - `solve`: `solve_slice` of the 4-piece slice 1111, its dependencies solved in setup.
 //! - `probe`: `probe_wld` and `probe_dtw` of 4-piece positions (quiet, and capture ones
-//!   resolved by search) on the 2-4 piece tables built in setup, with a warm block cache and with a cache that keeps nothing (every
-//!   look-up decompresses its block).
+//!   resolved by search) on the 2-4 piece tables built in setup, with a warm block cache and
+//!   with a cache that keeps nothing (every probe starts cold; a block is decompressed once
+//!   a probe, however many of its values the probe reads).
 //! - `probe_threat`: WLD probes of plain quiet positions and of threat positions through the
 //!   2-4 tables in format version 1 and repacked in version 3 (threat positions answered by
 //!   a one-ply search), cached and uncached.
@@ -336,6 +337,13 @@ fn bench_probe(c: &mut Criterion) {
 /// built, then repacked with threat positions "don't care" (`dtb repack`). Quiet positions
 /// split into plain ones (one look-up either way) and threat positions (version 3: a
 /// one-ply search); each probed through both sets, cached and uncached, taking turns.
+///
+/// "Cached": a 64 MiB cache holding every block of the set (probed once in setup).
+/// "Uncached": a 0-byte cache, so every probe starts cold: no block is kept from one probe
+/// to the next, and each block a probe needs is read from the (page-cached) file,
+/// checksummed, decompressed and checked. Within one probe a block is decompressed once,
+/// however many of its values the probe's search reads (the probe keeps what it read
+/// until it returns); the setup prints the look-ups and decompressions a probe makes.
 fn bench_threat(c: &mut Criterion) {
     use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
     use dtb_probe::internal::value::is_threat_dont_care;
@@ -390,6 +398,26 @@ fn bench_threat(c: &mut Criterion) {
     for tb in [&warm1, &cold1, &warm3, &cold3] {
         for p in plain[..2 * SET].iter().chain(&threat[..2 * SET]) {
             tb.probe_wld(p).expect("probe");
+        }
+    }
+    // What an uncached probe reads: look-ups, and blocks read and decompressed (misses),
+    // per probe; the difference is the look-ups answered from blocks the same probe read.
+    for (kind, set) in [
+        ("plain quiet", &plain[SET..2 * SET]),
+        ("threat", &threat[SET..2 * SET]),
+    ] {
+        for (version, tb) in [("v1", &cold1), ("v3", &cold3)] {
+            tb.reset_cache_stats();
+            for p in set {
+                tb.probe_wld(p).expect("probe");
+            }
+            let s = tb.cache_stats();
+            let per = |n: u64| n as f64 / set.len() as f64;
+            eprintln!(
+                "probe_threat uncached {version} {kind}: {:.2} look-ups, {:.2} blocks decompressed a probe",
+                per(s.hits + s.misses),
+                per(s.misses)
+            );
         }
     }
     let mut g = c.benchmark_group("probe_threat");

@@ -66,7 +66,8 @@
 //! threads' recent blocks included ([`CacheStats::thread_bytes`]); dropping the tablebase
 //! frees them, [`Tablebase::clear_cache`] and [`Tablebase::set_cache_bytes`] free or shrink
 //! them while it lives. Each probing thread also keeps a zstd context (about 100 KiB) until
-//! it exits.
+//! it exits; with a bound of 0, a probe under way holds up to four blocks it has read (so
+//! that its search decompresses none twice), freed when it returns.
 //!
 //! The flow from FEN to value: [`fen::parse`] -> [`Position`] -> captures resolved by search
 //! -> colour symmetry -> the slice index -> the table file's block (zstd, cache) -> [`Wld`] /

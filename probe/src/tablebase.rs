@@ -16,6 +16,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -26,7 +27,7 @@ use crate::material::Material;
 use crate::movegen::{has_capture, legal_moves, Counting, Move};
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Rules, RulesId};
-use crate::table::{BlockCache, CacheStats, TableError, TableFile};
+use crate::table::{BlockCache, CacheStats, ProbeBlocks, TableError, TableFile};
 use crate::value::{self, Code, ValueSource, Wld};
 
 /// Why a probe gave no value. Cloneable, so that every thread asking about a broken table
@@ -390,16 +391,7 @@ impl Tablebase {
 
     fn code_in(&self, pos: &Position, kind: ValueKind, mode: Mode) -> Result<Code, Miss> {
         self.check(pos)?;
-        value::resolve(
-            &self.rules,
-            &Source {
-                tb: self,
-                kind,
-                mode,
-            },
-            pos,
-        )
-        .map_err(|e| match e {
+        value::resolve(&self.rules, &Source::new(self, kind, mode), pos).map_err(|e| match e {
             Miss::Error(e) => Miss::Error(reached_from(e, pos, Reached::Capture)),
             m => m,
         })
@@ -557,11 +549,7 @@ impl Tablebase {
         self.check(pos)?;
         let mut moves = Vec::new();
         legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
-        let src = Source {
-            tb: self,
-            kind,
-            mode: Mode { cache_only: false },
-        };
+        let src = Source::new(self, kind, Mode { cache_only: false });
         let mut ranked = Vec::with_capacity(moves.len());
         for m in moves {
             let child = match value::resolve(&self.rules, &src, &m.apply_unchecked(pos)) {
@@ -650,6 +638,20 @@ struct Source<'a> {
     tb: &'a Tablebase,
     kind: ValueKind,
     mode: Mode,
+    /// The blocks this probe has read, for its further look-ups (a probe is one call from
+    /// one thread).
+    blocks: RefCell<ProbeBlocks>,
+}
+
+impl<'a> Source<'a> {
+    fn new(tb: &'a Tablebase, kind: ValueKind, mode: Mode) -> Source<'a> {
+        Source {
+            tb,
+            kind,
+            mode,
+            blocks: RefCell::default(),
+        }
+    }
 }
 
 impl Source<'_> {
@@ -701,8 +703,11 @@ impl ValueSource for Source<'_> {
                 .map_err(|e| ProbeError::Table(Arc::new(e)))?
                 .ok_or(Miss::NotCached)?
         } else {
+            // Not borrowed elsewhere (look-ups do not nest); were it, the look-up goes
+            // without this probe's blocks.
+            let mut blocks = self.blocks.try_borrow_mut().ok();
             table
-                .stored_code(side, index)
+                .stored_code_in(side, index, blocks.as_deref_mut())
                 .map_err(|e| ProbeError::Table(Arc::new(e)))?
         };
         match self.kind {

@@ -85,6 +85,40 @@ fn repacked_tables_answer_every_position_as_before() {
     }
     assert_eq!(seen_threats, threats);
 
+    // Through a cache of 0 bytes (nothing kept from one probe to the next) the same answers.
+    // A threat position's one-ply search reads each block once: its other look-ups are
+    // answered from the blocks the probe itself has read, the only hits such a cache has.
+    let mut cold = Tablebase::with_cache_bytes(E, 0);
+    cold.add_directory(out.path()).unwrap();
+    let m = dtb_probe::Material::parse("1111").unwrap();
+    let ix = SliceIndex::new(m, E.geometry());
+    let mut moves = Vec::new();
+    let mut probed = 0u64;
+    for i in (0..ix.size()).step_by(7) {
+        for side in [Color::White, Color::Black] {
+            let pos = ix.unindex(i, side);
+            if is_threat_dont_care(&E, &pos, &mut moves) {
+                assert_eq!(
+                    cold.probe_wld(&pos).unwrap(),
+                    old.probe_wld(&pos).unwrap(),
+                    "{m} side {side:?} index {i}, 0-byte cache"
+                );
+                probed += 1;
+            }
+        }
+    }
+    let s = cold.cache_stats();
+    println!(
+        "{probed} threat probes of {m}, 0-byte cache: {} look-ups, {} blocks decompressed",
+        s.hits + s.misses,
+        s.misses
+    );
+    assert!(probed > 1000, "{probed} threat positions probed");
+    assert!(
+        s.misses >= probed && s.hits > probed / 4 && (s.bytes, s.thread_bytes) == (0, 0),
+        "{probed} threat probes through a 0-byte cache: {s:?}"
+    );
+
     // The repacked set checks out on its own, and `dtb info` shows the version.
     let reports = dtb_gen::verify::verify_dir(out.path(), E, &|_| {}).unwrap();
     assert_eq!(reports.len(), 23);
