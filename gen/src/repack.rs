@@ -56,6 +56,26 @@ pub struct RepackedSlice {
     pub estimated: bool,
 }
 
+impl RepackedSlice {
+    /// The report of slice `m`, whose file `old` was not repacked (copied or kept): its
+    /// file is `bytes_after` bytes; nothing counted, checked or estimated.
+    fn kept(m: Material, old: &TableFile, bytes_after: u64) -> RepackedSlice {
+        RepackedSlice {
+            material: m,
+            positions: old.header().positions_per_side
+                * u64::from(old.header().stored_side_count()),
+            captures: 0,
+            threats: 0,
+            bytes_before: old.compressed_len(),
+            bytes_after,
+            checked: 0,
+            copied: false,
+            resumed: false,
+            estimated: false,
+        }
+    }
+}
+
 /// Why a repack stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum RepackError {
@@ -160,31 +180,14 @@ pub fn repack_dir(
         let r = if old.header().version == FORMAT_VERSION_THREAT {
             std::fs::copy(old.path(), &dest).map_err(io(&dest))?;
             RepackedSlice {
-                material: m,
-                positions: old.header().positions_per_side
-                    * u64::from(old.header().stored_side_count()),
-                captures: 0,
-                threats: 0,
-                bytes_before: old.compressed_len(),
-                bytes_after: old.compressed_len(),
-                checked: 0,
                 copied: true,
-                resumed: false,
-                estimated: false,
+                ..RepackedSlice::kept(m, old, old.compressed_len())
             }
         } else if opts.estimate.is_none() && repacked_already(&rules, m, old, &dest) {
+            let bytes = std::fs::metadata(&dest).map_err(io(&dest))?.len();
             RepackedSlice {
-                material: m,
-                positions: old.header().positions_per_side
-                    * u64::from(old.header().stored_side_count()),
-                captures: 0,
-                threats: 0,
-                bytes_before: old.compressed_len(),
-                bytes_after: std::fs::metadata(&dest).map_err(io(&dest))?.len(),
-                checked: 0,
-                copied: false,
                 resumed: true,
-                estimated: false,
+                ..RepackedSlice::kept(m, old, bytes)
             }
         } else {
             repack_slice(&rules, m, old, &dest, out, opts)?

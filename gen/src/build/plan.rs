@@ -363,15 +363,22 @@ impl Plan {
         f
     }
 
-    /// Per slice of the plan, bytes (as [`Plan::held_bytes`]) of the slices of `tables`
-    /// held while it is solved or loaded, counted as in [`Plan::forecast_in_memory`].
-    fn held_timeline(&self, tables: &std::collections::HashSet<Material>) -> Vec<u64> {
+    /// Which slices are finished on disk, and who reads which slice and when each may be
+    /// dropped given them (finished slices are read from their files when needed).
+    fn readers_on_disk(&self) -> (Vec<bool>, Readers) {
         let done: Vec<bool> = self
             .slices
             .iter()
             .map(|&m| on_disk(self, m) == OnDisk::Finished)
             .collect();
         let readers = Readers::new(&self.slices, &done);
+        (done, readers)
+    }
+
+    /// Per slice of the plan, bytes (as [`Plan::held_bytes`]) of the slices of `tables`
+    /// held while it is solved or loaded, counted as in [`Plan::forecast_in_memory`].
+    fn held_timeline(&self, tables: &std::collections::HashSet<Material>) -> Vec<u64> {
+        let (_, readers) = self.readers_on_disk();
         let mut held = 0u64;
         let mut out = Vec::with_capacity(self.slices.len());
         for (i, &m) in self.slices.iter().enumerate() {
@@ -449,12 +456,7 @@ impl Plan {
         if !self.wld_only || !self.needs_spill(threads) {
             return chosen;
         }
-        let done: Vec<bool> = self
-            .slices
-            .iter()
-            .map(|&m| on_disk(self, m) == OnDisk::Finished)
-            .collect();
-        let readers = Readers::new(&self.slices, &done);
+        let (done, readers) = self.readers_on_disk();
         let mut held: Vec<Material> = Vec::new();
         for (i, &m) in self.slices.iter().enumerate() {
             for &j in &readers.drop_before[i] {
