@@ -279,6 +279,8 @@ pub fn solve_kings_wld<S: Finished>(
         capture: capture.map(Words::from),
         counts,
         levels: passes,
+        earlier_seconds: 0.0,
+        resumed_rounds: 0,
     })
 }
 

@@ -62,13 +62,16 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
             // As the job plans it ([`Plan::needs_spill`]): finished slices to scratch files
             // when they would pass three quarters of the budget.
             // A slice that keeps its own outcomes in scratch files ([`Plan::maps_results`])
-            // adds them to its disk.
-            let own = if plan.maps_results(m, threads) {
+            // spills, and adds them to its disk; so does a large one when the job spills
+            // anyway ([`Plan::results_on_disk`]: it resumes mid-way).
+            let maps = plan.maps_results(m, threads);
+            let spills = held + solve > plan.memory / 4 * 3 || maps;
+            let own = if spills && plan.results_on_disk(m, threads) {
                 crate::build::wld_results_bytes(SliceIndex::new(m, plan.rules.geometry()).size())
             } else {
                 0
             };
-            let (memory, disk) = if held + solve > plan.memory / 4 * 3 || own > 0 {
+            let (memory, disk) = if spills {
                 let kept = if plan.wld_only { plan.held_bytes(m) } else { 0 };
                 (solve.saturating_sub(kept).max(OVERHEAD_BYTES), held + own)
             } else {

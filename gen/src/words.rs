@@ -43,6 +43,21 @@ unsafe impl Send for WordFile {}
 // SAFETY: as for `Send` above.
 unsafe impl Sync for WordFile {}
 
+impl WordFile {
+    /// Write the mapping's changed pages to the file and wait until they are.
+    ///
+    /// # Errors
+    /// As `msync`.
+    pub fn flush(&self) -> std::io::Result<()> {
+        self.map.flush()
+    }
+
+    /// The scratch file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Drop for WordFile {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
@@ -108,16 +123,50 @@ impl Words {
             .truncate(true)
             .open(path)?;
         file.set_len(n * 8)?;
+        Words::map_file(&file, n, path, spill)
+    }
+
+    /// The `n` words a stopped run of the build left in the scratch file at `path`, mapped
+    /// again as they are and watched by `spill` as [`Words::zeroed_in_file`]'s are; `None` if
+    /// there is no such file or it does not hold exactly `n` words.
+    ///
+    /// # Errors
+    /// Opening (other than not found) or mapping the file.
+    pub fn reopen_in_file(n: u64, path: &Path, spill: &Spill) -> std::io::Result<Option<Words>> {
+        let file = match std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+        {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if file.metadata()?.len() != n.saturating_mul(8) {
+            return Ok(None);
+        }
+        Words::map_file(&file, n, path, spill).map(Some)
+    }
+
+    /// Map the scratch file `file` (at `path`, `n` words long) shared and writable.
+    fn map_file(
+        file: &std::fs::File,
+        n: u64,
+        path: &Path,
+        spill: &Spill,
+    ) -> std::io::Result<Words> {
         let len = usize::try_from(n)
             .map_err(|_| std::io::Error::other("more words than this machine addresses"))?;
         if len == 0 {
             return Ok(Words::default());
         }
         // SAFETY: `MmapMut::map_mut` is unsafe because the bytes change if the file is
-        // modified by someone else while mapped. The file was just created (truncated) under a
-        // name of its own in the scratch folder of a build directory the build holds locked;
-        // only this mapping writes it, and it is removed when the mapping is dropped.
-        let mut map = unsafe { memmap2::MmapMut::map_mut(&file)? };
+        // modified by someone else while mapped. The file is one of the build's scratch files,
+        // under a name of its own (its slice's) in the scratch folder of a build directory the
+        // build holds locked: made just now, or left by a stopped run of the build and taken
+        // over whole (the stopped process is gone); only this mapping writes it, and it is
+        // removed when the mapping is dropped.
+        let mut map = unsafe { memmap2::MmapMut::map_mut(file)? };
         let _ = map.advise(memmap2::Advice::Random);
         let ptr = map.as_mut_ptr().cast::<u64>();
         let words = Arc::new(WordFile {
@@ -128,6 +177,14 @@ impl Words {
         });
         spill.register(Arc::clone(&words) as Arc<dyn Pages>);
         Ok(Words::File(words))
+    }
+
+    /// The scratch file the words live in, if they do.
+    pub fn file(&self) -> Option<Arc<WordFile>> {
+        match self {
+            Words::Heap(_) => None,
+            Words::File(f) => Some(Arc::clone(f)),
+        }
     }
 
     /// Number of words.
@@ -229,8 +286,6 @@ mod tests {
     use super::*;
     use std::sync::atomic::Ordering::Relaxed;
 
-    /// Words in a file hold what was written through the atomics after their pages are
-    /// dropped from the process, and the file goes with them.
     /// An allocation the machine cannot give is an error, not an abort.
     #[test]
     fn an_impossible_allocation_is_an_error() {
@@ -241,6 +296,8 @@ mod tests {
         assert_eq!(Words::zeroed(3).unwrap().as_slice(), &[0, 0, 0]);
     }
 
+    /// Words in a file hold what was written through the atomics after their pages are
+    /// dropped from the process, and the file goes with them.
     #[test]
     fn mapped_words_keep_their_values_across_dropped_pages() {
         let dir = tempfile::tempdir().unwrap();

@@ -342,6 +342,96 @@ fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
     assert!(!scratch.exists());
 }
 
+/// A budgeted WLD-only build killed (SIGKILL) in the middle of a slice, after that slice
+/// recorded some finished rounds (`--checkpoint-positions 0 --checkpoint-every 0`: every
+/// slice with men, after every round), takes those rounds over when run again (its `--json`
+/// line says how many) and ends with the same files as an uninterrupted build.
+#[test]
+fn a_build_killed_mid_slice_resumes_at_its_last_record() {
+    let reference = tempfile::tempdir().unwrap();
+    build::run(&wld_plan(5, reference.path(), 16 << 30), &Quiet).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap().to_string();
+    let args = [
+        "gen",
+        "--pieces",
+        "5",
+        "--wld-only",
+        "--memory",
+        "110M",
+        "--checkpoint-positions",
+        "0",
+        "--checkpoint-every",
+        "0",
+        "--json",
+        "--out",
+        &d,
+    ];
+    let scratch = dir.path().join(SCRATCH_DIR);
+    let records = || -> Vec<String> {
+        std::fs::read_dir(&scratch)
+            .map(|r| {
+                r.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("solving-") && n.ends_with(".json"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Kill a run as soon as a record appears; if the slice finished (its record gone) before
+    // the kill, the next run goes on from there and is killed at the next record.
+    let mut stopped = None;
+    for _ in 0..50 {
+        let mut child = Command::new(DTB)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while records().is_empty() && child.try_wait().unwrap().is_none() {
+            assert!(t0.elapsed().as_secs() < 300, "no record in 5 minutes");
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        if let Some(r) = records().first() {
+            stopped = Some(
+                r.trim_start_matches("solving-")
+                    .trim_end_matches(".json")
+                    .to_string(),
+            );
+            break;
+        }
+    }
+    let slice = stopped.expect("no run was stopped with a record in place");
+    let out = Command::new(DTB).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|v| v["slice"] == slice.as_str())
+        .unwrap_or_else(|| panic!("no --json line for slice {slice}"));
+    assert!(
+        line["resumed_rounds"].as_u64().unwrap() > 0,
+        "slice {slice} did not take its recorded rounds over: {line}"
+    );
+    assert!(line["solve_seconds"].as_f64().unwrap() > 0.0, "{line}");
+    let (a, b) = (wld_files(reference.path()), wld_files(dir.path()));
+    assert_eq!(a.len(), 45);
+    for (name, bytes) in &a {
+        assert!(
+            b.get(name) == Some(bytes),
+            "{name} differs after the resume"
+        );
+    }
+    assert!(!scratch.exists());
+}
+
 /// A build whose process may not have the memory it was told (`--memory 4G` under
 /// `ulimit -v` of 200 MB) stops on the first slice-sized buffer it cannot get with a clear
 /// error and status 2, not an abort; the slices finished before it stay finished.

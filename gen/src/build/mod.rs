@@ -55,6 +55,14 @@ pub const ZSTD: CompressionParams = CompressionParams {
 /// contexts, files being written and read back, and heap the allocator keeps after it is
 /// freed. English 2-5 full build: peak resident 225 MiB, 51 MiB above the solver's estimate.
 pub const OVERHEAD_BYTES: u64 = 64 << 20;
+/// A slice of at least this many positions (both sides to move) that a spilling WLD-only
+/// build solves keeps its outcomes in scratch files and records its finished rounds, so
+/// that a run stopped part-way resumes it there ([`Plan::results_on_disk`]): about two
+/// minutes of solving at the measured 4-8 M positions a second a core.
+pub const CHECKPOINT_POSITIONS: u64 = 1 << 30;
+/// The least time between two records of such a slice's finished rounds: each record
+/// flushes the slice's scratch files to disk.
+pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 
@@ -126,8 +134,11 @@ pub struct SliceStats {
     pub solved: u64,
     /// Wall seconds for the whole slice (solve and write).
     pub seconds: f64,
-    /// Wall seconds of the solve alone.
+    /// Wall seconds of the solve alone (a slice resumed mid-way: with the earlier runs'
+    /// part).
     pub solve_seconds: f64,
+    /// Rounds of the solve taken over from a run stopped part-way (0: solved in one run).
+    pub resumed_rounds: usize,
     /// Wall seconds writing (compressing, checking, syncing) the DTW and the WLD file.
     pub write_seconds: [f64; 2],
     pub wld_bytes: u64,
@@ -660,8 +671,20 @@ fn prepare_scratch(
                 [p, side]
             })
             .collect();
+        // And the arrays and record of the slice this run solves first, which a stopped
+        // run may have left part-way (taken over if its record matches, see
+        // `solve::MappedResults::record`).
+        let first = plan
+            .slices
+            .iter()
+            .zip(done)
+            .find(|(_, &d)| !d)
+            .map(|(&m, _)| m);
         for e in std::fs::read_dir(&scratch).into_iter().flatten().flatten() {
-            if !keep.contains(&e.path()) {
+            let solving = first.is_some_and(|m| {
+                MappedResults::is_solving_file(&e.file_name().to_string_lossy(), m)
+            });
+            if !keep.contains(&e.path()) && !solving {
                 let _ = std::fs::remove_file(e.path());
             }
         }
@@ -722,6 +745,7 @@ fn finished_slice(
         solved: 0,
         seconds: 0.0,
         solve_seconds: 0.0,
+        resumed_rounds: 0,
         write_seconds: [0.0; 2],
         wld_bytes,
         dtw_bytes,
@@ -854,6 +878,7 @@ fn solve_full(
         solved: 2 * size,
         seconds: t0.elapsed().as_secs_f64(),
         solve_seconds,
+        resumed_rounds: 0,
         write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
         wld_bytes,
         dtw_bytes,
@@ -1040,12 +1065,16 @@ fn solve_wld(
     let (method, _) = plan.wld_solver(m, threads);
     let dir = scratch_dir(plan);
     let mapped = match spill {
-        Some(spill) if plan.maps_results(m, threads) => {
+        Some(spill) if plan.results_on_disk(m, threads) => {
             std::fs::create_dir_all(&dir).map_err(|source| BuildError::CreateDir {
                 path: dir.clone(),
                 source,
             })?;
-            Some(MappedResults { dir: &dir, spill })
+            Some(MappedResults {
+                dir: &dir,
+                spill,
+                every: plan.checkpoint_every,
+            })
         }
         _ => None,
     };
@@ -1066,11 +1095,13 @@ fn solve_wld(
     } else {
         solve_wld_from(plan, &*store, m, method, mapped.as_ref(), obs)
     }?;
-    let solve_seconds = t0.elapsed().as_secs_f64();
+    // Earlier runs' part of a slice resumed mid-way counts too: the slice's whole solve.
+    let solve_seconds = t0.elapsed().as_secs_f64() + solved.earlier_seconds;
     let SolvedWld {
         values: [mut v0, mut v1],
         capture: [cap0, cap1],
         counts: c,
+        resumed_rounds,
         ..
     } = solved;
     if symmetric {
@@ -1127,6 +1158,7 @@ fn solve_wld(
         solved: 2 * size,
         seconds: t0.elapsed().as_secs_f64(),
         solve_seconds,
+        resumed_rounds,
         write_seconds: [0.0, t2.elapsed().as_secs_f64()],
         wld_bytes,
         dtw_bytes: 0,

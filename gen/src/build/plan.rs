@@ -67,6 +67,13 @@ pub struct Plan {
     /// compressed table files instead ([`Plan::from_tables`]). The command line sets it
     /// to the free space of the output directory's file system, less a margin.
     pub(crate) scratch_limit: Option<u64>,
+    /// A slice of at least this many positions (both sides to move) that a spilling
+    /// WLD-only build solves resumes mid-way ([`Plan::results_on_disk`]; default
+    /// [`CHECKPOINT_POSITIONS`]).
+    pub(crate) checkpoint_positions: u64,
+    /// The least time between two records of such a slice's finished rounds (default
+    /// 60 s; zero: after every round).
+    pub(crate) checkpoint_every: std::time::Duration,
 }
 
 impl Plan {
@@ -138,6 +145,21 @@ impl Plan {
         self.scratch_limit = bytes;
         self
     }
+
+    /// The least positions (both sides) of a slice that resumes mid-way, and the least
+    /// time between two of its records.
+    pub fn checkpoints(&self) -> (u64, std::time::Duration) {
+        (self.checkpoint_positions, self.checkpoint_every)
+    }
+
+    /// Slices of at least `positions` (both sides) resume mid-way, recording their
+    /// finished rounds at most once every `every` (see [`Plan::results_on_disk`]).
+    pub fn with_checkpoints(mut self, positions: u64, every: std::time::Duration) -> Plan {
+        self.checkpoint_positions = positions;
+        self.checkpoint_every = every;
+        self
+    }
+
     /// Check the arguments and list the slices. The rules are taken under their canonical
     /// name ([`Rules::named`]): fields that are not a preset's never write files under a
     /// preset's name.
@@ -185,6 +207,8 @@ impl Plan {
             memory: default_budget(),
             single: None,
             scratch_limit: None,
+            checkpoint_positions: CHECKPOINT_POSITIONS,
+            checkpoint_every: CHECKPOINT_EVERY,
         }
     }
 
@@ -304,6 +328,20 @@ impl Plan {
         method != WldSolver::Bits && OVERHEAD_BYTES + bytes > self.memory / 4 * 3
     }
 
+    /// Whether slice `m`, solved by a build that spills (finished slices in scratch files),
+    /// keeps its own outcomes and capture flags in scratch files mapped from disk: because in
+    /// memory they would not fit ([`Plan::maps_results`]), or because the slice is large
+    /// enough ([`Plan::checkpoints`]) that a run stopped part-way should resume it where it
+    /// stopped, which the files and a record of the rounds they hold final allow. WLD-only,
+    /// grouped solver.
+    pub fn results_on_disk(&self, m: Material, threads: usize) -> bool {
+        self.maps_results(m, threads)
+            || (self.wld_only
+                && self.wld_solver(m, threads).0 != WldSolver::Bits
+                && 2 * SliceIndex::new(m, self.rules.geometry()).size()
+                    >= self.checkpoint_positions)
+    }
+
     /// [`Plan::wld_solver`] with `mapped` bytes of the grouped solver's arrays not in memory.
     fn wld_solver_with(&self, m: Material, threads: usize, mapped: u64) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
@@ -347,7 +385,7 @@ impl Plan {
                 if !tables.is_empty() && s.action == Action::Solve {
                     s.solve_bytes += self.table_cache_bytes();
                 }
-                if s.action == Action::Solve && self.maps_results(s.material, threads) {
+                if s.action == Action::Solve && self.results_on_disk(s.material, threads) {
                     // Its own outcomes and capture flags, while it is solved.
                     let n = SliceIndex::new(s.material, self.rules.geometry()).size();
                     s.disk_bytes += wld_results_bytes(n);
@@ -462,7 +500,7 @@ impl Plan {
             for &j in &readers.drop_before[i] {
                 held.retain(|&x| x != self.slices[j]);
             }
-            let own = if !done[i] && self.maps_results(m, threads) {
+            let own = if !done[i] && self.results_on_disk(m, threads) {
                 wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size())
             } else {
                 0

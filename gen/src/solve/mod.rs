@@ -37,10 +37,12 @@ use rayon::prelude::*;
 mod group;
 #[cfg(test)]
 mod reference;
+mod resume;
 
 use group::{solve_group, Scratch, SliceSolve, PROGRESS_BATCH};
 #[cfg(test)]
 pub(crate) use reference::solve_slice_reference;
+use resume::{Checkpoint, Progress};
 
 const AUX_CAPTURE: u16 = 1 << 15;
 const AUX_WIN_EXIT: u16 = 1 << 14;
@@ -98,6 +100,11 @@ pub struct SolvedWld {
     pub counts: [[u64; 3]; 2],
     /// Number of propagation levels (or passes) run.
     pub levels: usize,
+    /// Seconds spent on this slice by earlier runs that stopped part-way, whose finished
+    /// rounds this run took over (0 for a slice solved in one run).
+    pub earlier_seconds: f64,
+    /// Rounds taken over from those runs (0 for a slice solved in one run).
+    pub resumed_rounds: usize,
 }
 
 impl SolvedWld {
@@ -433,15 +440,11 @@ fn solve_slice_grouped<S: Finished>(
         Words::zeroed(n.div_ceil(64)).map_err(oom)?,
     ];
     let [c0, c1] = &mut capture;
-    let (results, figures) = grouped(
-        rules,
-        src,
-        material,
-        results,
-        [c0.atomics(), c1.atomics()],
-        false,
-        progress,
-    )?;
+    let slice = Shared {
+        values: results,
+        capture: [c0.atomics(), c1.atomics()],
+    };
+    let (results, figures) = grouped(rules, src, material, slice, false, None, progress)?;
     let capture = capture.map(|c| c.to_vec());
     // In place: a vector of atomics collects into plain values without a copy.
     let values = results.0.map(|v| {
@@ -483,16 +486,32 @@ pub fn solve_slice_grouped_wld<S: Finished>(
 }
 
 /// Where [`solve_slice_grouped_wld_in`] keeps the slice's outcomes and capture flags: scratch
-/// files in `dir`, named after the slice, whose pages `spill` watches.
+/// files in `dir`, named after the slice, whose pages `spill` watches; with a record of
+/// the rounds they hold final, so that a stopped run's files are taken over.
 pub struct MappedResults<'a> {
     pub dir: &'a Path,
     pub spill: &'a Spill,
+    /// The least time between two records of the slice's finished rounds (see `resume`).
+    pub every: std::time::Duration,
 }
 
 impl MappedResults<'_> {
     /// The scratch file of one of a slice's arrays (`what`: `values` or `capture`).
     pub fn path(&self, material: Material, what: &str, side: usize) -> PathBuf {
         self.dir.join(format!("solving-{material}-{what}-{side}"))
+    }
+
+    /// The record of the rounds of slice `material` that its scratch files hold final
+    /// (see `resume`).
+    pub fn record(&self, material: Material) -> PathBuf {
+        self.dir.join(format!("solving-{material}.json"))
+    }
+
+    /// Whether `name` is one of the scratch files of slice `material` being solved (its
+    /// arrays, its record).
+    pub fn is_solving_file(name: &str, material: Material) -> bool {
+        name.strip_prefix(&format!("solving-{material}"))
+            .is_some_and(|rest| rest.starts_with('-') || rest == ".json")
     }
 }
 
@@ -516,36 +535,78 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
     if group_too_large(rules, material) {
         return Err(SolveError::GroupTooLarge(material));
     }
-    let words = |what: &str, side: usize, len: u64| match mapped {
-        None => Words::zeroed(len).map_err(|e| SolveError::OutOfMemory(material, e)),
-        Some(m) => {
-            Words::zeroed_in_file(len, &m.path(material, what, side), m.spill).map_err(|e| {
-                SolveError::Scratch {
-                    path: m.path(material, what, side),
-                    message: dtb_probe::report(&e),
-                }
-            })
+    let scratch = |path: PathBuf| {
+        move |e: std::io::Error| SolveError::Scratch {
+            message: dtb_probe::report(&e),
+            path,
         }
     };
-    let mut values = [
-        words("values", 0, n.div_ceil(32))?,
-        words("values", 1, n.div_ceil(32))?,
-    ];
-    let mut capture = [
-        words("capture", 0, n.div_ceil(64))?,
-        words("capture", 1, n.div_ceil(64))?,
-    ];
-    let [v0, v1] = &mut values;
-    let [c0, c1] = &mut capture;
+    let arrays = [("values", 0), ("values", 1), ("capture", 0), ("capture", 1)];
+    let len = |what: &str| {
+        if what == "values" {
+            n.div_ceil(32)
+        } else {
+            n.div_ceil(64)
+        }
+    };
+    // A stopped run's files are mapped again if its record matches and all four are whole.
+    let mut reopened = Vec::new();
+    if let Some(m) = mapped {
+        if Checkpoint::resumable(rules, material, n, &m.record(material)) {
+            for (what, side) in arrays {
+                let path = m.path(material, what, side);
+                match Words::reopen_in_file(len(what), &path, m.spill) {
+                    Ok(Some(w)) => reopened.push(w),
+                    Ok(None) => break,
+                    Err(e) => return Err(scratch(path)(e)),
+                }
+            }
+        }
+    }
+    let resume = reopened.len() == arrays.len();
+    let mut words = Vec::with_capacity(arrays.len());
+    for (k, (what, side)) in arrays.into_iter().enumerate() {
+        words.push(match mapped {
+            None => Words::zeroed(len(what)).map_err(|e| SolveError::OutOfMemory(material, e))?,
+            Some(_) if resume => std::mem::take(&mut reopened[k]),
+            Some(m) => {
+                let path = m.path(material, what, side);
+                Words::zeroed_in_file(len(what), &path, m.spill).map_err(scratch(path))?
+            }
+        });
+    }
+    let mut checkpoint = mapped.map(|m| {
+        let files = words.iter().filter_map(Words::file).collect();
+        Checkpoint::new(
+            rules,
+            material,
+            n,
+            m.record(material),
+            files,
+            resume,
+            m.every,
+        )
+    });
+    let [mut v0, mut v1, mut c0, mut c1]: [Words; 4] = words
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("four arrays"));
+    let slice = Shared {
+        values: WldResults([v0.atomics(), v1.atomics()]),
+        capture: [c0.atomics(), c1.atomics()],
+    };
     let (_, figures) = grouped(
         rules,
         src,
         material,
-        WldResults([v0.atomics(), v1.atomics()]),
-        [c0.atomics(), c1.atomics()],
+        slice,
         serial,
+        checkpoint.as_mut(),
         progress,
     )?;
+    if let Some(c) = checkpoint {
+        c.finish();
+    }
+    let (values, capture) = ([v0, v1], [c0, c1]);
     Ok(SolvedWld {
         material,
         size: n,
@@ -553,6 +614,8 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         capture,
         counts: figures.counts,
         levels: figures.levels,
+        earlier_seconds: figures.earlier_seconds,
+        resumed_rounds: figures.resumed_rounds,
     })
 }
 
@@ -564,17 +627,23 @@ struct Figures {
     counts: [[u64; 3]; 2],
     max_plies: u16,
     levels: usize,
+    /// Seconds of earlier runs whose rounds were taken over ([`Checkpoint`]).
+    earlier_seconds: f64,
+    /// The rounds taken over.
+    resumed_rounds: usize,
 }
 
-/// The grouped solver's work (see [`solve_slice_grouped`]), the values written into
-/// `results`; returns them with the capture bits and the slice's figures.
+/// The grouped solver's work (see [`solve_slice_grouped`]), the values and capture bits
+/// written into `slice`; returns the values with the slice's figures. With a `checkpoint`,
+/// the rounds a stopped run finished are taken over, and finished rounds are recorded as
+/// they go.
 fn grouped<S: Finished, R: Results>(
     rules: &Rules,
     src: &S,
     material: Material,
-    results: R,
-    capture: [&[AtomicU64]; 2],
+    slice: Shared<R>,
     serial: bool,
+    mut checkpoint: Option<&mut Checkpoint>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Grouped<R>, SolveError<S::Error>> {
     let geo = rules.geometry();
@@ -610,11 +679,10 @@ fn grouped<S: Finished, R: Results>(
     // Each group writes its own index range; groups of one potential run in parallel and
     // read only groups of higher potential, finished in an earlier round (the rounds are
     // separated by rayon's joins). Relaxed atomics are plain loads and stores on x86-64.
-    debug_assert!(capture.iter().all(|c| c.len() as u64 == n.div_ceil(64)));
-    let slice = Shared {
-        values: results,
-        capture,
-    };
+    debug_assert!(slice
+        .capture
+        .iter()
+        .all(|c| c.len() as u64 == n.div_ceil(64)));
     // One set of buffers per worker thread, kept from group to group (a new set per rayon
     // job would allocate and fault in every large group's arrays again).
     let cx = SliceSolve {
@@ -628,10 +696,29 @@ fn grouped<S: Finished, R: Results>(
     let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Scratch::default()))
         .collect();
-    let mut counts = [[0u64; 3]; 2];
+    // Where a stopped run left the slice, if it did (its files hold another run's values
+    // if they were made for other rounds: cleared).
+    let start = match checkpoint.as_deref() {
+        Some(c) if c.found_other(&sizes) => {
+            slice.values.clear();
+            slice
+                .capture
+                .iter()
+                .flat_map(|c| c.iter())
+                .for_each(|w| w.store(0, Relaxed));
+            Progress::default()
+        }
+        Some(c) => c.start(&sizes).unwrap_or_default(),
+        None => Progress::default(),
+    };
+    let mut counts = start.counts;
     let mut max_plies = 0u16;
-    let mut levels = 0usize;
-    for level_groups in by_potential.iter().rev() {
+    let mut levels = start.levels;
+    for (round_index, level_groups) in by_potential.iter().rev().enumerate() {
+        if round_index < start.rounds_done {
+            progress(4 * k * level_groups.len() as u64);
+            continue;
+        }
         // A group alone in its round (the one group of a slice of kings only) classifies
         // its positions on every thread.
         let alone = serial || level_groups.len() == 1;
@@ -683,6 +770,19 @@ fn grouped<S: Finished, R: Results>(
         }
         max_plies = max_plies.max(round.max_plies);
         levels = levels.max(round.levels);
+        if let Some(c) = checkpoint.as_deref_mut() {
+            let done = Progress {
+                rounds_done: round_index + 1,
+                counts,
+                levels,
+                seconds: start.seconds,
+            };
+            c.after_round(&sizes, &done)
+                .map_err(|(path, e)| SolveError::Scratch {
+                    path,
+                    message: dtb_probe::report(&e),
+                })?;
+        }
     }
     for sc in &pool {
         let mut sc = sc.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -695,6 +795,8 @@ fn grouped<S: Finished, R: Results>(
             counts,
             max_plies,
             levels,
+            earlier_seconds: start.seconds,
+            resumed_rounds: start.rounds_done,
         },
     ))
 }
@@ -713,6 +815,8 @@ trait Results: Sync {
     /// Write the codes of positions `base..base + len` of `side` (`code(j)` for
     /// `base + j`), a range no other group writes.
     fn set_run(&self, side: usize, base: usize, len: usize, code: impl Fn(usize) -> Code);
+    /// Every position back to its starting value (nothing written yet).
+    fn clear(&self);
 }
 
 /// DTW codes, 2 bytes a position.
@@ -728,6 +832,13 @@ impl Results for DtwResults {
         for (j, cell) in self.0[side][base..base + len].iter().enumerate() {
             cell.store(code(j).bits(), Relaxed);
         }
+    }
+
+    fn clear(&self) {
+        self.0
+            .iter()
+            .flatten()
+            .for_each(|c| c.store(DRAW.bits(), Relaxed));
     }
 }
 
@@ -761,6 +872,13 @@ impl Results for WldResults<'_> {
         if word != 0 {
             words[at].fetch_or(word, Relaxed);
         }
+    }
+
+    fn clear(&self) {
+        self.0
+            .iter()
+            .flat_map(|w| w.iter())
+            .for_each(|w| w.store(0, Relaxed));
     }
 }
 

@@ -39,6 +39,19 @@ pub struct Args {
     /// of --out's file system (with the scratch files already there) less 1/8.
     #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
     scratch_limit: Option<u64>,
+    /// Resume large slices mid-way: a slice of at least this many positions (both sides
+    /// to move; default 1073741824, about two minutes of solving) that a WLD-only build
+    /// keeping finished slices in scratch files (a --memory smaller than the whole set)
+    /// solves keeps its own outcomes in scratch files too, and records the rounds it has
+    /// finished, so that a run stopped at any moment (even by SIGKILL) starts again at the
+    /// last record instead of the slice's start. 0: every such slice.
+    #[arg(long, value_name = "POSITIONS")]
+    checkpoint_positions: Option<u64>,
+    /// The least time between two records of a slice's finished rounds (see
+    /// --checkpoint-positions), in seconds (default 60; 0: after every round). Each record
+    /// first writes the slice's scratch files to disk.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    checkpoint_every: Option<std::time::Duration>,
     /// Build one slice alone (its material: white men, white kings, black men, black
     /// kings, e.g. 0404), from the finished slices it reads in --out; a missing one is
     /// an error naming it. --pieces is ignored.
@@ -85,11 +98,24 @@ pub fn run(a: Args) -> Result<ExitCode> {
         let free = fs_free(plan.out())? + build::scratch_on_disk(&plan);
         Some(free - free / 8)
     });
-    let plan = plan.with_scratch_limit(limit);
+    let (positions, every) = plan.checkpoints();
+    let plan = plan.with_scratch_limit(limit).with_checkpoints(
+        a.checkpoint_positions.unwrap_or(positions),
+        a.checkpoint_every.unwrap_or(every),
+    );
     if a.dry_run {
         return dry_run(plan, a.threads, a.json);
     }
     gen(plan, a.threads, a.json)
+}
+
+/// A number of seconds, 0 or more (fractions allowed).
+fn parse_seconds(s: &str) -> Result<std::time::Duration, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    std::time::Duration::try_from_secs_f64(secs)
+        .map_err(|_| format!("{s:?}: seconds must be 0 or more, and finite"))
 }
 
 struct Bars {
@@ -153,8 +179,16 @@ fn slice_text(s: &SliceStats) -> String {
     let status = if s.skipped {
         "already built".to_string()
     } else {
+        let resumed = if s.resumed_rounds > 0 {
+            format!(
+                ", {} rounds taken over from a stopped run",
+                s.resumed_rounds
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "{:.2} s ({:.2} s solving, {:.0} positions/s/core)",
+            "{:.2} s ({:.2} s solving{resumed}, {:.0} positions/s/core)",
             s.seconds,
             s.solve_seconds,
             s.solved as f64 / s.solve_seconds.max(1e-9) / threads
@@ -183,6 +217,7 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "max_plies": s.max_plies,
         "seconds": s.seconds,
         "solve_seconds": s.solve_seconds,
+        "resumed_rounds": s.resumed_rounds,
         "dtw_write_seconds": s.write_seconds[0],
         "wld_write_seconds": s.write_seconds[1],
         "solved": s.solved,
@@ -272,7 +307,8 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         .map(|m| m.to_string())
         .collect();
     from_tables.sort();
-    let disk_free = fs_free(plan.out());
+    // The scratch files a stopped run left count as free: the build reuses or removes them.
+    let disk_free = fs_free(plan.out()).map(|f| f + build::scratch_on_disk(&plan));
     let disk_fits = disk_free.is_none_or(|d| disk_peak <= d);
     let fits = fits && disk_fits;
     let positions: u64 = slices.iter().map(|f| f.positions).sum();
@@ -311,7 +347,7 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             },
             if disk_peak > 0 {
                 format!(
-                    ", scratch files up to {} MiB on disk ({} free){}",
+                    ", scratch files up to {} MiB on disk ({} free, with the scratch files already there){}",
                     mib(disk_peak),
                     disk_free.map_or("unknown".to_string(), |d| format!("{} MiB", d >> 20)),
                     if from_tables.is_empty() {
