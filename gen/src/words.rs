@@ -323,4 +323,25 @@ mod tests {
         drop(w);
         assert!(!path.exists(), "the scratch file outlived its words");
     }
+
+    /// A scratch file a stopped run left is mapped again as it is, if it holds exactly the
+    /// words asked for; a missing file, or one of another length, is none.
+    #[test]
+    fn a_stopped_runs_words_are_mapped_again_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w");
+        let spill = Spill::default();
+        assert!(Words::reopen_in_file(4, &path, &spill).unwrap().is_none());
+        let words: Vec<u8> = (0..4u64).flat_map(|i| (i * 7 + 1).to_le_bytes()).collect();
+        std::fs::write(&path, &words).unwrap();
+        assert!(Words::reopen_in_file(5, &path, &spill).unwrap().is_none());
+        assert!(Words::reopen_in_file(3, &path, &spill).unwrap().is_none());
+        let mut w = Words::reopen_in_file(4, &path, &spill).unwrap().unwrap();
+        assert_eq!(w.as_slice(), &[1, 8, 15, 22]);
+        w.atomics()[2].store(99, Relaxed);
+        w.file().unwrap().flush().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap()[16..24], 99u64.to_le_bytes());
+        drop(w);
+        assert!(!path.exists(), "the scratch file outlived its words");
+    }
 }
