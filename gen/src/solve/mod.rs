@@ -564,6 +564,11 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         }
     }
     let resume = reopened.len() == arrays.len();
+    if !resume {
+        // Some were whole, not all: they go (dropping them removes their files) before the
+        // fresh ones are made under the same names.
+        reopened.clear();
+    }
     let mut words = Vec::with_capacity(arrays.len());
     for (k, (what, side)) in arrays.into_iter().enumerate() {
         words.push(match mapped {
