@@ -15,7 +15,7 @@ use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
-use dtb_probe::internal::value::{normalize, Best, Code, ValueSource, LOST};
+use dtb_probe::internal::value::{is_threat_dont_care, normalize, Best, Code, ValueSource, LOST};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::solve::{code_of_bits, SolvedSlice};
@@ -495,15 +495,6 @@ impl Store {
             path: path.to_path_buf(),
             source: dtb_probe::internal::format::FormatError::Invalid(why),
         };
-        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
-            // Its threat positions hold "don't care", which the look-ups below would take
-            // for values (only the probe's one-ply search answers them).
-            return Err(invalid(format!(
-                "format version {} (threat positions \"don't care\", from dtb repack): a \
-                 build reads back version 1 files only",
-                h.version
-            )));
-        }
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
         }
@@ -546,6 +537,105 @@ impl Store {
             ))
         })?;
         self.insert_codes(material, sides);
+        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
+            self.resolve_threats(material).map_err(|e| {
+                invalid(format!(
+                    "its threat positions cannot be resolved: {e} (load smaller slices first)"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Replace the "don't care" of every threat position ([`is_threat_dont_care`]) of slice
+    /// `material`, held here as read from a version 3 WLD file with its capture positions
+    /// resolved already, by its true value: the best of the values of the positions its quiet
+    /// moves lead to, which are true (rule 3 of a threat position, docs/FORMAT.md: each is a
+    /// capture position, or a quiet position that is not a threat position). The values found
+    /// in a round of chunks are written before the next round looks up (no threat position's
+    /// value is read, so the order does not matter).
+    fn resolve_threats(&mut self, material: Material) -> Result<(), Missing> {
+        use rayon::prelude::*;
+        const CHUNK: u64 = 1 << 16;
+        const ROUND: u64 = 256;
+        let index = SliceIndex::new(material, self.rules.geometry());
+        let size = index.size();
+        let chunks = size.div_ceil(CHUNK);
+        for s in 0..2 {
+            let side = if s == 0 { Color::White } else { Color::Black };
+            let held = slot(&material)
+                .and_then(|at| self.slices.get(at))
+                .and_then(Option::as_ref)
+                .is_some_and(|h| matches!(h.sides[s], Some(Codes::Wld(_))));
+            if !held {
+                continue;
+            }
+            let mut first = 0;
+            while first < chunks {
+                let last = (first + ROUND).min(chunks);
+                let this = &*self;
+                let found: Vec<(u64, Vec<(u32, Code)>)> = (first..last)
+                    .into_par_iter()
+                    .map(|c| {
+                        let start = c * CHUNK;
+                        let len = (size - start).min(CHUNK) as usize;
+                        let mut out = Vec::new();
+                        this.threat_values(&index, side, start, len, |j, code| {
+                            out.push((j as u32, code))
+                        })?;
+                        Ok((start, out))
+                    })
+                    .collect::<Result<_, Missing>>()?;
+                let mut sides = self.take(material).ok_or(Missing { material, side })?;
+                if let Some(Codes::Wld(w)) = &mut sides[s] {
+                    for (start, values) in found {
+                        for (j, code) in values {
+                            let i = start as usize + j as usize;
+                            let shift = 2 * (i % 32);
+                            w[i / 32] = w[i / 32] & !(3 << shift)
+                                | u64::from(WldCode::of(code).bits()) << shift;
+                        }
+                    }
+                }
+                self.insert_codes(material, sides);
+                first = last;
+            }
+        }
+        Ok(())
+    }
+
+    /// Call `set(j, code)` with the true value of each threat position `start + j`
+    /// (`j < len`) of `side`, looking up the positions its quiet moves lead to here.
+    fn threat_values(
+        &self,
+        index: &SliceIndex,
+        side: Color,
+        start: u64,
+        len: usize,
+        mut set: impl FnMut(usize, Code),
+    ) -> Result<(), Missing> {
+        let kk = index.kings_per_group();
+        let mut moves = Vec::with_capacity(16);
+        let mut look = Lookups::default();
+        let mut j = 0usize;
+        while j < len {
+            let i = start + j as u64;
+            let (grp, li) = (i / kk, i % kk);
+            let dec = index.group_decoder(grp);
+            let run = ((kk - li) as usize).min(len - j);
+            for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
+                let pos = dec.with_kings(wk, bk, side);
+                if !is_threat_dont_care(&self.rules, &pos, &mut moves) {
+                    continue;
+                }
+                let mut best = Best::default();
+                for m in &moves {
+                    best.offer(self.value(&m.apply_unchecked(&pos), &mut look)?);
+                }
+                set(j + k, best.value());
+            }
+            j += run;
+        }
         Ok(())
     }
 

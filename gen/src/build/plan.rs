@@ -67,6 +67,11 @@ pub struct Plan {
     /// compressed table files instead ([`Plan::from_tables`]). The command line sets it
     /// to the free space of the output directory's file system, less a margin.
     pub(crate) scratch_limit: Option<u64>,
+    /// A WLD-only build under compulsory capture writes its WLD files in format version 3
+    /// (threat positions "don't care", docs/FORMAT.md), as `dtb repack` would make them from
+    /// version 1 ones; `false` writes version 1 (`dtb gen --format-version 1`). Full builds
+    /// and rule sets without compulsory capture always write version 1 WLD files.
+    pub(crate) threats: bool,
 }
 
 impl Plan {
@@ -133,6 +138,21 @@ impl Plan {
         self
     }
 
+    /// Whether the WLD files are written in format version 3 (threat positions "don't
+    /// care"): a WLD-only build under compulsory capture, unless told otherwise
+    /// ([`Plan::with_threats`]).
+    pub fn writes_threats(&self) -> bool {
+        self.threats && self.wld_only && self.rules.capture_compulsory
+    }
+
+    /// Threat positions "don't care" in the WLD files of a WLD-only build under compulsory
+    /// capture (format version 3; the default), or not (version 1). Other builds write
+    /// version 1 WLD files either way.
+    pub fn with_threats(mut self, threats: bool) -> Plan {
+        self.threats = threats;
+        self
+    }
+
     /// This limit on scratch files, bytes (`None`: no limit).
     pub fn with_scratch_limit(mut self, bytes: Option<u64>) -> Plan {
         self.scratch_limit = bytes;
@@ -185,6 +205,7 @@ impl Plan {
             memory: default_budget(),
             single: None,
             scratch_limit: None,
+            threats: true,
         }
     }
 
