@@ -442,6 +442,8 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
     let dtw_write: f64 = stats.iter().map(|s| s.write_seconds[0]).sum();
     let wld_write: f64 = stats.iter().map(|s| s.write_seconds[1]).sum();
+    let threat_secs: f64 = stats.iter().map(|s| s.threat_seconds).sum();
+    let threats: u64 = stats.iter().map(|s| s.threats).sum();
     let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
     let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
     let peak = build::peak_memory().unwrap_or(0);
@@ -452,7 +454,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
                 "slices": stats.len(), "positions": positions, "solved": solved,
-                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "positions_per_second_per_core": rate, "threads": threads,
+                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
