@@ -902,13 +902,11 @@ mod tests {
             let mut threat_positions = 0u64;
             let mut moves = Vec::new();
             for &m in &plan.slices {
-                let version = TableFile::open(
-                    &plan.path(m, ValueKind::Wld),
-                    Arc::new(BlockCache::new(0)),
-                )
-                .expect("open")
-                .header()
-                .version;
+                let version =
+                    TableFile::open(&plan.path(m, ValueKind::Wld), Arc::new(BlockCache::new(0)))
+                        .expect("open")
+                        .header()
+                        .version;
                 let v3 = wld_only && threats;
                 let want_version = if v3 {
                     FORMAT_VERSION_THREAT
