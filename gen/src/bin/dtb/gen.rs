@@ -47,15 +47,6 @@ pub struct Args {
     /// With --slice: build the slices it depends on that are missing first.
     #[arg(long, requires = "slice")]
     with_deps: bool,
-    /// Format version of the WLD files of a --wld-only build (1 or 3). 3, the default
-    /// under compulsory capture, stores threat positions (the side not to move has a
-    /// capture; docs/FORMAT.md) as "don't care" like capture positions, answered by the
-    /// probe's one-ply search: 39% fewer bytes for English 2-7, read by readers of
-    /// version 3 only. 1 stores their values, for readers of version 1 (`dtb repack`
-    /// turns such files into version 3 later). Full builds and rule sets without
-    /// compulsory capture write version 1 WLD files: asking them for 3 is an error.
-    #[arg(long, value_name = "N", value_parser = parse_format_version)]
-    format_version: Option<u32>,
     /// Print one JSON object per slice and a summary, instead of text.
     #[arg(long)]
     json: bool,
@@ -76,7 +67,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .or(a.zstd_level.map(CompressionParams::level))
         .unwrap_or(build::ZSTD);
     let rules = a.set.variant.rules()?;
-    let out = a.set.out;
+    let out = a.set.out.clone();
     let plan = match &a.slice {
         Some(text) => {
             let m = Material::parse(text).with_context(|| {
@@ -86,21 +77,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
-    let mut plan = plan
-        .with_wld_only(a.set.wld_only)
-        .with_zstd(zstd)
-        .with_threats(a.format_version != Some(1));
-    if a.format_version == Some(3) && !plan.writes_threats() {
-        bail!(
-            "--format-version 3: only WLD-only builds (--wld-only) under compulsory capture \
-             write version 3 WLD files{}",
-            if plan.rules().capture_compulsory {
-                ""
-            } else {
-                "; capture is optional here: threat positions have no \"don't care\""
-            }
-        );
-    }
+    let mut plan = a
+        .set
+        .with_format_version(plan.with_wld_only(a.set.wld_only))?
+        .with_zstd(zstd);
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }
@@ -113,18 +93,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
         return dry_run(plan, a.threads, a.json);
     }
     gen(plan, a.threads, a.json)
-}
-
-/// `--format-version`: 1 or 3 (2 is a DTW version, chosen by the rules).
-fn parse_format_version(s: &str) -> Result<u32, String> {
-    match s.trim() {
-        "1" => Ok(1),
-        "3" => Ok(3),
-        _ => Err(format!(
-            "{s:?}: WLD files are format version 1 (every value stored) or 3 (threat \
-             positions \"don't care\")"
-        )),
-    }
 }
 
 struct Bars {
