@@ -137,10 +137,16 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{} --threads {cpus} --memory {mib}M",
         shell_word(&plan.rules.spec()),
         u.material,
         if plan.wld_only { " --wld-only" } else { "" },
+        // Version 3 is the default where it is defined: only version 1 is asked for.
+        if plan.wld_only && plan.rules.capture_compulsory && !plan.threats {
+            " --format-version 1"
+        } else {
+            ""
+        },
     )
 }
 

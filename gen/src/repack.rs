@@ -17,6 +17,7 @@ use dtb_probe::movegen::has_capture;
 use dtb_probe::{Material, Tablebase, Wld};
 use rayon::prelude::*;
 
+use crate::bitbase::spread;
 use crate::write::{write_packed_wld, CompressionParams};
 
 /// How "don't care" positions (capture and threat positions) are filled before compression.
@@ -276,7 +277,6 @@ fn repack_slice(
                 let mut men = MenCache::default();
                 let mut moves = Vec::with_capacity(16);
                 let mut dc = vec![0u64; t.len()];
-                let mut count = [0u64; 3];
                 let (mut caps, mut thr) = (0, 0);
                 let mut block: Option<(u32, std::sync::Arc<[u8]>)> = None;
                 for i in lo..hi {
@@ -298,14 +298,12 @@ fn repack_slice(
                         thr += 1;
                         dc[j / 64] |= 1 << (j % 64);
                         t[j / 64] |= 1 << (j % 64);
-                    } else {
-                        count[code as usize] += 1;
                     }
                 }
                 captures.fetch_add(caps, Relaxed);
                 threats.fetch_add(thr, Relaxed);
                 let old_words = opts.estimate.map(|_| w.to_vec());
-                fill(w, &dc, (hi - lo) as usize, &count, opts.fill);
+                fill(w, &dc, (hi - lo) as usize, opts.fill);
                 if let Some(old_words) = old_words {
                     let len = dtb_probe::internal::format::packed_len(2, (hi - lo) as usize);
                     let mut z = opts
@@ -372,8 +370,13 @@ fn repack_slice(
     })
 }
 
-/// Fills the "don't care" positions (bits of `dc`) of one stretch of `len` packed values.
-fn fill(w: &mut [u64], dc: &[u64], len: usize, count: &[u64; 3], how: Fill) {
+/// Fills the "don't care" positions (bits of `dc`, one a position) of one block of `len`
+/// values packed two bits a position (`w`, 32 a word; `dc` starts at the block's first
+/// position, a multiple of 64). The one filling of "don't care" positions in WLD files:
+/// `dtb gen` fills capture positions (version 1) or capture and threat positions (version 3)
+/// of each block by [`Fill::Major`], and `dtb repack` as asked.
+pub(crate) fn fill(w: &mut [u64], dc: &[u64], len: usize, how: Fill) {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
     let is_dc = |j: usize| dc[j / 64] >> (j % 64) & 1 != 0;
     let get = |w: &[u64], j: usize| w[j / 32] >> (2 * (j % 32)) & 3;
     let set = |w: &mut [u64], j: usize, v: u64| {
@@ -382,14 +385,37 @@ fn fill(w: &mut [u64], dc: &[u64], len: usize, count: &[u64; 3], how: Fill) {
     };
     match how {
         Fill::Major => {
+            // Per word: its "don't care" positions, and which of its positions exist.
+            let masks = |k: usize| {
+                let d = (dc[k / 2] >> (32 * (k % 2))) as u32;
+                let left = len.saturating_sub(32 * k);
+                let valid = if left >= 32 {
+                    u32::MAX
+                } else {
+                    (1u32 << left) - 1
+                };
+                (d & valid, !d & valid)
+            };
+            let words = len.div_ceil(32);
+            let mut count = [0u32; 3];
+            for (k, &x) in w[..words].iter().enumerate() {
+                let q = spread(masks(k).1);
+                let (lo, hi) = (x & EVEN, (x >> 1) & EVEN);
+                count[usize::from(WldCode::Draw.bits())] += (!lo & !hi & q).count_ones();
+                count[usize::from(WldCode::Win.bits())] += (lo & q).count_ones();
+                count[usize::from(WldCode::Loss.bits())] += (hi & q).count_ones();
+            }
+            // Ties go to draw, then win, then loss.
             let mut common = WldCode::Draw;
             for k in [WldCode::Win, WldCode::Loss] {
                 if count[usize::from(k.bits())] > count[usize::from(common.bits())] {
                     common = k;
                 }
             }
-            for j in (0..len).filter(|&j| is_dc(j)) {
-                set(w, j, u64::from(common.bits()));
+            let pattern = u64::from(common.bits()) * EVEN;
+            for (k, x) in w[..words].iter_mut().enumerate() {
+                let m = spread(masks(k).0) * 3;
+                *x = (*x & !m) | (pattern & m);
             }
         }
         Fill::Prev => {
@@ -405,6 +431,73 @@ fn fill(w: &mut [u64], dc: &[u64], len: usize, count: &[u64; 3], how: Fill) {
             }
         }
     }
+}
+
+/// [`fill`] over a whole side of `n` positions (`words`, packed two bits a position;
+/// `dc`, one bit a position), block by block (`block_len` positions, a multiple of 64) on
+/// all worker threads.
+pub(crate) fn fill_blocks(words: &mut [u64], dc: &[u64], n: u64, block_len: u32, how: Fill) {
+    let bl = block_len as usize;
+    debug_assert!(bl.is_multiple_of(64));
+    words
+        .par_chunks_mut(bl / 32)
+        .zip(dc.par_chunks(bl / 64))
+        .enumerate()
+        .for_each(|(b, (w, d))| {
+            let len = (n - (b * bl) as u64).min(bl as u64) as usize;
+            fill(w, d, len, how);
+        });
+}
+
+/// Adds the threat positions ([`is_threat_dont_care`]) of one side of slice `ix` (`color`
+/// to move) to that side's capture bits `own` (one bit a position: the side to move must
+/// capture), so that `own` marks every "don't care" position of a version 3 file; `other`
+/// holds the other side's capture bits at the same indices (the same placement, the other
+/// side to move). Returns how many threat positions were added.
+///
+/// Only positions whose own bit is clear and whose other bit is set can be threat positions
+/// (rules 1 and 2: the side to move has no capture, the side not to move has one): only
+/// those are decoded and tested. A bit added here is one whose `other` bit is set, so the
+/// other side's candidates (`other` clear) do not change: the two sides may be marked one
+/// after the other, in place.
+pub(crate) fn add_threats(
+    rules: &Rules,
+    ix: &SliceIndex,
+    color: Color,
+    own: &mut [u64],
+    other: &[u64],
+) -> u64 {
+    if !rules.capture_compulsory {
+        return 0;
+    }
+    const WORDS: usize = 1024;
+    let n = ix.size();
+    own.par_chunks_mut(WORDS)
+        .zip(other.par_chunks(WORDS))
+        .enumerate()
+        .map(|(c, (own, other))| {
+            let mut men = MenCache::default();
+            let mut moves = Vec::with_capacity(16);
+            let mut found = 0;
+            for (k, (o, &t)) in own.iter_mut().zip(other).enumerate() {
+                let mut cand = !*o & t;
+                while cand != 0 {
+                    let b = u64::from(cand.trailing_zeros());
+                    cand &= cand - 1;
+                    let i = ((c * WORDS + k) as u64) * 64 + b;
+                    if i >= n {
+                        break;
+                    }
+                    let pos = ix.unindex_cached(i, color, &mut men);
+                    if is_threat_dont_care(rules, &pos, &mut moves) {
+                        *o |= 1 << b;
+                        found += 1;
+                    }
+                }
+            }
+            found
+        })
+        .sum()
 }
 
 /// A changed answer: (how many so far, side, index, old value, new value).

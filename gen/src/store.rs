@@ -15,7 +15,7 @@ use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
-use dtb_probe::internal::value::{normalize, Best, Code, ValueSource, LOST};
+use dtb_probe::internal::value::{is_threat_dont_care, normalize, Best, Code, ValueSource, LOST};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::solve::{code_of_bits, SolvedSlice};
@@ -495,15 +495,6 @@ impl Store {
             path: path.to_path_buf(),
             source: dtb_probe::internal::format::FormatError::Invalid(why),
         };
-        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
-            // Its threat positions hold "don't care", which the look-ups below would take
-            // for values (only the probe's one-ply search answers them).
-            return Err(invalid(format!(
-                "format version {} (threat positions \"don't care\", from dtb repack): a \
-                 build reads back version 1 files only",
-                h.version
-            )));
-        }
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
         }
@@ -546,6 +537,105 @@ impl Store {
             ))
         })?;
         self.insert_codes(material, sides);
+        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
+            self.resolve_threats(material).map_err(|e| {
+                invalid(format!(
+                    "its threat positions cannot be resolved: {e} (load smaller slices first)"
+                ))
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Replace the "don't care" of every threat position ([`is_threat_dont_care`]) of slice
+    /// `material`, held here as read from a version 3 WLD file with its capture positions
+    /// resolved already, by its true value: the best of the values of the positions its quiet
+    /// moves lead to, which are true (rule 3 of a threat position, docs/FORMAT.md: each is a
+    /// capture position, or a quiet position that is not a threat position). The values found
+    /// in a round of chunks are written before the next round looks up (no threat position's
+    /// value is read, so the order does not matter).
+    fn resolve_threats(&mut self, material: Material) -> Result<(), Missing> {
+        use rayon::prelude::*;
+        const CHUNK: u64 = 1 << 16;
+        const ROUND: u64 = 256;
+        let index = SliceIndex::new(material, self.rules.geometry());
+        let size = index.size();
+        let chunks = size.div_ceil(CHUNK);
+        for s in 0..2 {
+            let side = if s == 0 { Color::White } else { Color::Black };
+            let held = slot(&material)
+                .and_then(|at| self.slices.get(at))
+                .and_then(Option::as_ref)
+                .is_some_and(|h| matches!(h.sides[s], Some(Codes::Wld(_))));
+            if !held {
+                continue;
+            }
+            let mut first = 0;
+            while first < chunks {
+                let last = (first + ROUND).min(chunks);
+                let this = &*self;
+                let found: Vec<(u64, Vec<(u32, Code)>)> = (first..last)
+                    .into_par_iter()
+                    .map(|c| {
+                        let start = c * CHUNK;
+                        let len = (size - start).min(CHUNK) as usize;
+                        let mut out = Vec::new();
+                        this.threat_values(&index, side, start, len, |j, code| {
+                            out.push((j as u32, code))
+                        })?;
+                        Ok((start, out))
+                    })
+                    .collect::<Result<_, Missing>>()?;
+                let mut sides = self.take(material).ok_or(Missing { material, side })?;
+                if let Some(Codes::Wld(w)) = &mut sides[s] {
+                    for (start, values) in found {
+                        for (j, code) in values {
+                            let i = start as usize + j as usize;
+                            let shift = 2 * (i % 32);
+                            w[i / 32] = w[i / 32] & !(3 << shift)
+                                | u64::from(WldCode::of(code).bits()) << shift;
+                        }
+                    }
+                }
+                self.insert_codes(material, sides);
+                first = last;
+            }
+        }
+        Ok(())
+    }
+
+    /// Call `set(j, code)` with the true value of each threat position `start + j`
+    /// (`j < len`) of `side`, looking up the positions its quiet moves lead to here.
+    fn threat_values(
+        &self,
+        index: &SliceIndex,
+        side: Color,
+        start: u64,
+        len: usize,
+        mut set: impl FnMut(usize, Code),
+    ) -> Result<(), Missing> {
+        let kk = index.kings_per_group();
+        let mut moves = Vec::with_capacity(16);
+        let mut look = Lookups::default();
+        let mut j = 0usize;
+        while j < len {
+            let i = start + j as u64;
+            let (grp, li) = (i / kk, i % kk);
+            let dec = index.group_decoder(grp);
+            let run = ((kk - li) as usize).min(len - j);
+            for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
+                let pos = dec.with_kings(wk, bk, side);
+                if !is_threat_dont_care(&self.rules, &pos, &mut moves) {
+                    continue;
+                }
+                let mut best = Best::default();
+                for m in &moves {
+                    best.offer(self.value(&m.apply_unchecked(&pos), &mut look)?);
+                }
+                set(j + k, best.value());
+            }
+            j += run;
+        }
         Ok(())
     }
 
@@ -790,22 +880,40 @@ mod tests {
     use crate::build::{self, Plan, Quiet};
     use crate::solve::solve_slice;
 
-    /// A slice read back from its file, whose capture positions hold "don't care", must give
-    /// the solver's true value of every position again: for the full build's DTW files
-    /// exactly, for a WLD-only build's files as outcomes. English 2-4, every position of
-    /// every stored side.
+    /// A slice read back from its file, whose capture positions (and in a version 3 WLD
+    /// file threat positions) hold "don't care", must give the solver's true value of every
+    /// position again: for the full build's DTW files exactly, for a WLD-only build's files
+    /// (version 1 and version 3) as outcomes. English 2-4, every position of every stored
+    /// side.
     #[test]
     fn slices_loaded_from_files_hold_the_true_values() {
+        use dtb_probe::internal::format::{FORMAT_VERSION, FORMAT_VERSION_THREAT};
+        use dtb_probe::internal::value::is_threat_dont_care;
         let rules = Rules::ENGLISH;
-        for wld_only in [false, true] {
+        for (wld_only, threats) in [(false, true), (true, false), (true, true)] {
             let dir = tempfile::tempdir().expect("temp dir");
             let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
             plan.wld_only = wld_only;
+            plan.threats = threats;
             build::run(&plan, &Quiet).expect("build");
             let mut solved = Store::new(rules);
             let mut loaded = Store::new(rules);
             let mut captures = 0u64;
+            let mut threat_positions = 0u64;
+            let mut moves = Vec::new();
             for &m in &plan.slices {
+                let version =
+                    TableFile::open(&plan.path(m, ValueKind::Wld), Arc::new(BlockCache::new(0)))
+                        .expect("open")
+                        .header()
+                        .version;
+                let v3 = wld_only && threats;
+                let want_version = if v3 {
+                    FORMAT_VERSION_THREAT
+                } else {
+                    FORMAT_VERSION
+                };
+                assert_eq!(version, want_version, "{m}: WLD format version");
                 let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
                 if wld_only {
                     loaded.load_wld_file(m, &plan.path(m, ValueKind::Wld))
@@ -829,6 +937,8 @@ mod tests {
                             assert_eq!(got, want, "{m} {side:?} {i}");
                         }
                         captures += s.is_capture(side.index(), i) as u64;
+                        threat_positions +=
+                            is_threat_dont_care(&rules, &ix.unindex(i, side), &mut moves) as u64;
                     }
                 }
                 solved.insert_solved(s);
@@ -836,6 +946,11 @@ mod tests {
             assert!(
                 captures > 1_000_000,
                 "{captures} capture positions compared"
+            );
+            // Measured: 487,122 threat positions in the stored sides of English 2-4.
+            assert!(
+                threat_positions > 400_000,
+                "{threat_positions} threat positions compared"
             );
         }
     }

@@ -124,6 +124,53 @@ fn make_builds_the_same_files_and_resumes() {
     );
 }
 
+/// A WLD-only plan's jobs write what `dtb gen --wld-only` writes, version 3 by default and
+/// version 1 with `--format-version 1` (passed to every job): English 2-4 through
+/// `make -j2`, file for file, each version.
+#[test]
+fn make_of_a_wld_only_plan_keeps_the_format_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (version, extra) in [(3, &[][..]), (1, &["--format-version", "1"][..])] {
+        let reference = tmp.path().join(format!("gen-{version}"));
+        let out = Command::new(DTB)
+            .args(["gen", "--pieces", "4", "--wld-only"])
+            .args(extra)
+            .arg("--out")
+            .arg(&reference)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let want = tables(&reference);
+        assert_eq!(want.len(), 23);
+        for (name, (bytes, _)) in &want {
+            // The header's format_version, bytes 8..12.
+            assert_eq!(bytes[8..12], [version, 0, 0, 0], "{name}");
+        }
+        let work = tmp.path().join(format!("make-{version}"));
+        std::fs::create_dir_all(&work).unwrap();
+        let dir = work.join("t");
+        let mut args = vec!["--pieces", "4", "--wld-only", "--emit", "make", "--out"];
+        args.push(dir.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let mk = plan(&args);
+        assert_eq!(mk.contains("--format-version 1"), version == 1, "{mk}");
+        std::fs::write(work.join("Makefile"), mk).unwrap();
+        assert!(make(&work).status().unwrap().success());
+        let got = tables(&dir);
+        assert_eq!(got.len(), 23);
+        for (name, (bytes, _)) in &want {
+            assert!(
+                &got[name].0 == bytes,
+                "{name} (version {version}) differs from dtb gen's"
+            );
+        }
+    }
+}
+
 /// A job of one slice refuses a slice another job holds, and a job whose inputs are missing
 /// fails with their names and a non-zero status (what makes Slurm cancel its dependants).
 #[test]

@@ -401,84 +401,130 @@ fn probe_line_cli_prints_every_move_down_to_zero() {
 
 /// A WLD-only build keeps 2 bits a position for solved slices and looks exits up as bare
 /// outcomes; its WLD values must still be exactly those of the full build, slice by slice,
-/// also when it resumes from its own WLD files (2-3 first, then 2-4 in the same directory).
+/// also when it resumes from its own WLD files (2-3 first, then 2-4 in the same directory):
+/// written as version 1 (`--format-version 1`), the full build's stored values; as version 3
+/// (the default), those `dtb repack` makes of the full build's files.
 #[test]
 fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
+    use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+    use dtb_probe::internal::format::{FORMAT_VERSION, FORMAT_VERSION_THREAT};
+    use dtb_probe::internal::value::is_threat_dont_care;
     let full = tables();
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-english-4-wld-only");
-    let _ = std::fs::remove_dir_all(&dir);
-    for pieces in [3, 4] {
-        let mut plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("plan");
-        plan = plan.with_wld_only(true);
-        let stats = build::run(&plan, &Quiet).expect("WLD-only build");
-        let solved: Vec<_> = stats.iter().filter(|s| !s.skipped).collect();
-        if pieces == 4 {
-            // The 2-3 slices were loaded from their WLD files, the 4-piece ones solved.
-            assert!(solved.iter().all(|s| s.material.pieces() == 4));
-            assert!(stats.iter().any(|s| s.skipped));
-        }
-        assert!(stats.iter().all(|s| s.dtw_bytes == 0));
-    }
-    let mut compared = 0;
-    for e in std::fs::read_dir(full).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_str().unwrap().to_string();
-        if p.extension().and_then(|x| x.to_str()) == Some("dtw") {
-            assert!(
-                !dir.join(&name).exists(),
-                "{name} written by a WLD-only build"
-            );
-            continue;
-        }
-        if p.extension().and_then(|x| x.to_str()) != Some("wld") {
-            continue;
-        }
-        let (h_full, v_full) = read_all(&p);
-        let (h_wld, v_wld) = read_all(&dir.join(&name));
-        assert!(v_full == v_wld, "{name}: WLD values differ");
-        assert_eq!(h_full.counts, h_wld.counts, "{name}");
-        assert_eq!(
-            h_wld.max_plies, 0,
-            "{name}: a WLD-only build records no distance"
-        );
-        compared += 1;
-    }
-    let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices().len();
-    assert_eq!(compared, slices, "every canonical slice compared");
-    assert_eq!(slices, 23);
-
-    // `dtb verify` checks a WLD-only directory on outcomes, and finds one changed value.
-    let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains("23 slices, 6408836 positions checked"),
-        "{text}"
-    );
-    let path = dir.join("english-1111.wld");
-    let (h, mut sides) = read_all(&path);
-    let ix = SliceIndex::new(
-        dtb_probe::Material::new(1, 1, 1, 1),
-        Rules::ENGLISH.geometry(),
-    );
-    let i = (500..)
-        .find(|&i| {
-            sides[0][i as usize] == 1 // a win
-                && !has_capture(&Rules::ENGLISH, &ix.unindex(i, Color::White))
-        })
-        .unwrap();
-    sides[0][i as usize] = 0; // claim a draw
-    let data = TableData {
-        header: h,
-        sides: sides.iter().map(|v| v.as_slice()).collect(),
+    let repacked = tempfile::tempdir().unwrap();
+    let opts = RepackOptions {
+        zstd: build::ZSTD,
+        fill: Fill::Major,
+        block_len: None,
+        check: false,
+        max_pieces: None,
+        estimate: None,
     };
-    write_table(&path, &data, &CompressionParams::level(3)).unwrap();
-    let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
-    assert!(text.contains("1 FAILED"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
+    repack_dir(full, repacked.path(), Rules::ENGLISH, &opts, &mut |_| {}).unwrap();
+    for threats in [false, true] {
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("dtb-english-4-wld-only-{threats}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        for pieces in [3, 4] {
+            let mut plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("plan");
+            plan = plan.with_wld_only(true).with_threats(threats);
+            let stats = build::run(&plan, &Quiet).expect("WLD-only build");
+            let solved: Vec<_> = stats.iter().filter(|s| !s.skipped).collect();
+            if pieces == 4 {
+                // The 2-3 slices were loaded from their WLD files, the 4-piece ones solved.
+                assert!(solved.iter().all(|s| s.material.pieces() == 4));
+                assert!(stats.iter().any(|s| s.skipped));
+            }
+            assert!(stats.iter().all(|s| s.dtw_bytes == 0));
+            let found: u64 = solved.iter().map(|s| s.threats).sum();
+            assert_eq!(found > 0, threats, "{found} threat positions");
+        }
+        // Version 1: the full build's files; version 3: repack's of them.
+        let want = if threats { repacked.path() } else { full };
+        let mut compared = 0;
+        for e in std::fs::read_dir(full).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            if p.extension().and_then(|x| x.to_str()) == Some("dtw") {
+                assert!(
+                    !dir.join(&name).exists(),
+                    "{name} written by a WLD-only build"
+                );
+                continue;
+            }
+            if p.extension().and_then(|x| x.to_str()) != Some("wld") {
+                continue;
+            }
+            let (h_full, v_full) = read_all(&want.join(&name));
+            let (h_wld, v_wld) = read_all(&dir.join(&name));
+            assert!(v_full == v_wld, "{name}: WLD values differ");
+            assert_eq!(h_full.counts, h_wld.counts, "{name}");
+            assert_eq!(h_full.version, h_wld.version, "{name}");
+            let version = if threats {
+                FORMAT_VERSION_THREAT
+            } else {
+                FORMAT_VERSION
+            };
+            assert_eq!(h_wld.version, version, "{name}");
+            assert_eq!(
+                h_wld.max_plies, 0,
+                "{name}: a WLD-only build records no distance"
+            );
+            compared += 1;
+        }
+        let slices = Plan::new(Rules::ENGLISH, 4, &dir).unwrap().slices().len();
+        assert_eq!(compared, slices, "every canonical slice compared");
+        assert_eq!(slices, 23);
+
+        // `dtb verify` checks a WLD-only directory on outcomes, and finds one changed value
+        // (of a position whose value is stored: no capture, no threat; and whose kings did
+        // not just crown, so that no slice but 1111 leads to it).
+        let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains("23 slices, 6408836 positions checked"),
+            "{text}"
+        );
+        let path = dir.join("english-1111.wld");
+        let (h, mut sides) = read_all(&path);
+        let ix = SliceIndex::new(
+            dtb_probe::Material::new(1, 1, 1, 1),
+            Rules::ENGLISH.geometry(),
+        );
+        let mut moves = Vec::new();
+        // A white king on 1-4 or a black king on 29-32 (PDN FEN `W:W5,K26:B1,K29`).
+        let just_crowned = |f: &str| {
+            f.split(':').skip(1).any(|part| {
+                let (colour, squares) = part.split_at(1);
+                squares.split(',').any(|sq| {
+                    sq.strip_prefix('K')
+                        .and_then(|n| n.parse::<u32>().ok())
+                        .is_some_and(|n| if colour == "W" { n <= 4 } else { n >= 29 })
+                })
+            })
+        };
+        let i = (500..)
+            .find(|&i| {
+                let pos = ix.unindex(i, Color::White);
+                sides[0][i as usize] == 1 // a win
+                    && !has_capture(&Rules::ENGLISH, &pos)
+                    && !is_threat_dont_care(&Rules::ENGLISH, &pos, &mut moves)
+                    && !just_crowned(&fen::write(&pos))
+            })
+            .unwrap();
+        sides[0][i as usize] = 0; // claim a draw
+        let data = TableData {
+            header: h,
+            sides: sides.iter().map(|v| v.as_slice()).collect(),
+        };
+        write_table(&path, &data, &CompressionParams::level(3)).unwrap();
+        let out = dtb(&["verify", "--dir", dir.to_str().unwrap()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(text.contains(&format!("slice 1111 index {i}")), "{text}");
+        assert!(text.contains("1 FAILED"), "{text}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// A WLD-only build may extend a directory whose smaller slices have DTW files: it loads

@@ -384,7 +384,7 @@ fn info_json_one_object_per_table() {
         let file = o["file"].as_str().unwrap();
         assert_eq!(file, format!("english-{slice}.{kind}"));
         assert_eq!(o["variant"], Value::from("english"));
-        // `dtb gen` writes format version 1 (version 3 comes from `dtb repack`).
+        // A full build writes format version 1 (version 3 is for WLD-only builds).
         assert_eq!(o["format_version"], Value::from(1), "{file}");
         let n = |k: &str| o[k].as_u64().unwrap_or_else(|| panic!("{file}: {k}"));
         assert_eq!(

@@ -54,35 +54,7 @@ fn repacked_tables_answer_every_position_as_before() {
 
     let old = Tablebase::open(english4(), E).unwrap();
     let new = Tablebase::open(out.path(), E).unwrap();
-    let mut seen_threats = 0u64;
-    for m in old.materials(ValueKind::Wld) {
-        let (o, n) = (
-            old.table(m, ValueKind::Wld).unwrap(),
-            new.table(m, ValueKind::Wld).unwrap(),
-        );
-        assert_eq!(o.header().version, FORMAT_VERSION);
-        assert_eq!(n.header().version, FORMAT_VERSION_THREAT);
-        assert_eq!(o.header().counts, n.header().counts, "{m}: W/L/D counts");
-        let ix = SliceIndex::new(m, E.geometry());
-        for side in [Color::White, Color::Black] {
-            if !o.header().side_stored(side.index()) {
-                continue;
-            }
-            let t: u64 = (0..ix.size())
-                .into_par_iter()
-                .map_init(Vec::new, |moves, i| {
-                    let pos = ix.unindex(i, side);
-                    assert_eq!(
-                        old.probe_wld(&pos).unwrap(),
-                        new.probe_wld(&pos).unwrap(),
-                        "{m} side {side:?} index {i}"
-                    );
-                    u64::from(is_threat_dont_care(&E, &pos, moves))
-                })
-                .sum();
-            seen_threats += t;
-        }
-    }
+    let seen_threats = assert_same_answers(&old, &new);
     assert_eq!(seen_threats, threats);
 
     // Through a cache of 0 bytes (nothing kept from one probe to the next) the same answers.
@@ -156,6 +128,193 @@ fn repacked_tables_answer_every_position_as_before() {
     );
 }
 
+/// Asserts that every stored position of every WLD slice of `old` (version 1) answers the
+/// same through `new` (version 3), whose headers say version 3 and keep the W/L/D counts;
+/// returns the number of threat positions among them.
+fn assert_same_answers(old: &Tablebase, new: &Tablebase) -> u64 {
+    let mut seen_threats = 0u64;
+    let (om, nm) = (old.materials(ValueKind::Wld), new.materials(ValueKind::Wld));
+    assert_eq!(om, nm, "the same slices");
+    for m in om {
+        let (o, n) = (
+            old.table(m, ValueKind::Wld).unwrap(),
+            new.table(m, ValueKind::Wld).unwrap(),
+        );
+        assert_eq!(o.header().version, FORMAT_VERSION);
+        assert_eq!(n.header().version, FORMAT_VERSION_THREAT);
+        assert_eq!(o.header().counts, n.header().counts, "{m}: W/L/D counts");
+        let ix = SliceIndex::new(m, E.geometry());
+        for side in [Color::White, Color::Black] {
+            if !o.header().side_stored(side.index()) {
+                continue;
+            }
+            let t: u64 = (0..ix.size())
+                .into_par_iter()
+                .map_init(Vec::new, |moves, i| {
+                    let pos = ix.unindex(i, side);
+                    assert_eq!(
+                        old.probe_wld(&pos).unwrap(),
+                        new.probe_wld(&pos).unwrap(),
+                        "{m} side {side:?} index {i}"
+                    );
+                    u64::from(is_threat_dont_care(&E, &pos, moves))
+                })
+                .sum();
+            seen_threats += t;
+        }
+    }
+    seen_threats
+}
+
+/// Runs `dtb ARGS`, asserting success; its standard output.
+fn dtb(args: &[&str]) -> String {
+    let out = Command::new(dtb_tests::dtb_binary())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "dtb {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `dtb gen --wld-only` writes version 3 files itself (threat positions found from the
+/// solver's capture bits of both sides): byte for byte what `dtb repack` makes of the same
+/// build written as version 1 (`--format-version 1`), every position answering as in the
+/// version 1 set. A job of one 5-piece slice reads its version 3 inputs back (threat
+/// positions resolved by one ply) and writes the same file as from version 1 inputs.
+#[test]
+fn gen_writes_what_repack_makes_of_version_1_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    let (v3, v1, repacked) = (dir("v3"), dir("v1"), dir("repacked"));
+    let summary = |text: &str| -> serde_json::Value {
+        serde_json::from_str(text.lines().last().unwrap()).unwrap()
+    };
+    let s3 = summary(&dtb(&[
+        "gen",
+        "--pieces",
+        "4",
+        "--wld-only",
+        "--json",
+        "--out",
+        &v3,
+    ]));
+    let s1 = summary(&dtb(&[
+        "gen",
+        "--pieces",
+        "4",
+        "--wld-only",
+        "--format-version",
+        "1",
+        "--json",
+        "--out",
+        &v1,
+    ]));
+    let reports = repack_dir(
+        v1.as_ref(),
+        repacked.as_ref(),
+        E,
+        &options(Fill::Major),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(reports.len(), 23, "every 2-4 WLD slice");
+    let threats: u64 = reports.iter().map(|r| r.threats).sum();
+    assert_eq!(s3["threats"], threats, "gen's threat count is repack's");
+    assert_eq!(s1["threats"], 0);
+    assert!(s3["wld_bytes"].as_u64().unwrap() < s1["wld_bytes"].as_u64().unwrap());
+    let files = |d: &str| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.ends_with(".wld"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(files(&v3).len(), 23);
+    assert_eq!(files(&v3), files(&repacked));
+    for name in files(&v3) {
+        let read = |d: &str| std::fs::read(std::path::Path::new(d).join(&name)).unwrap();
+        assert!(
+            read(&v3) == read(&repacked),
+            "{name}: gen's version 3 file differs from repack's"
+        );
+    }
+    let old = Tablebase::open(&v1, E).unwrap();
+    let new = Tablebase::open(&v3, E).unwrap();
+    assert_eq!(assert_same_answers(&old, &new), threats);
+
+    // Slice 1112 and the 5-piece slices it reads (0203, 0212, 0311), built from each set's
+    // files: the same version 3 files.
+    for d in [&v3, &v1] {
+        dtb(&[
+            "gen",
+            "--slice",
+            "1112",
+            "--with-deps",
+            "--wld-only",
+            "--out",
+            d,
+        ]);
+    }
+    let five: Vec<String> = files(&v3)
+        .into_iter()
+        .filter(|n| !files(&repacked).contains(n))
+        .collect();
+    assert_eq!(five.len(), 4, "{five:?}");
+    assert_eq!(files(&v3), files(&v1));
+    let t = Tablebase::open(&v3, E).unwrap();
+    for name in &five {
+        let read = |d: &str| std::fs::read(std::path::Path::new(d).join(name)).unwrap();
+        assert!(
+            read(&v3) == read(&v1),
+            "{name} from version 3 inputs differs"
+        );
+        let m = dtb_probe::internal::format::parse_file_name(name, "english")
+            .unwrap()
+            .0;
+        assert_eq!(
+            t.table(m, ValueKind::Wld).unwrap().header().version,
+            FORMAT_VERSION_THREAT
+        );
+    }
+
+    // Refused: version 3 where it is not defined, and a version that WLD files do not have.
+    for (args, why) in [
+        (&["--format-version", "3"][..], "only WLD-only builds"),
+        (
+            &[
+                "--wld-only",
+                "--format-version",
+                "3",
+                "--variant",
+                "english,capture=optional",
+            ][..],
+            "capture is optional",
+        ),
+        (
+            &["--wld-only", "--format-version", "2"][..],
+            "version 1 (every value stored) or 3",
+        ),
+    ] {
+        let out = Command::new(dtb_tests::dtb_binary())
+            .args(["gen", "--pieces", "2", "--out", &dir("refused")])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(why),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!tmp.path().join("refused").join("english-0101.wld").exists());
+}
+
 /// The other fill gives the same answers (spot check of the largest slice) and a rule set
 /// without compulsory capture is refused with a message.
 #[test]
@@ -166,23 +325,25 @@ fn prev_fill_and_refusals() {
     let reports = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap();
     assert!(reports.iter().all(|r| r.material.pieces() <= 3));
     assert!(reports.iter().map(|r| r.threats).sum::<u64>() > 0);
-    // A build never reads a version 3 file back as values (its threat positions mean
-    // nothing without the probe's search): the file is refused, naming the version.
+    // A build reads a version 3 file back with its threat positions resolved (one ply):
+    // the values of the version 1 file.
     let first = &reports[0];
-    let path = out
-        .path()
-        .join(dtb_probe::internal::format::table_file_name(
+    let path = |d: &std::path::Path| {
+        d.join(dtb_probe::internal::format::table_file_name(
             "english",
             first.material,
             ValueKind::Wld,
-        ));
-    let mut store = dtb_gen::store::Store::new(E);
-    let e = store.load_wld_file(first.material, &path).unwrap_err();
-    assert!(
-        dtb_probe::report(&e).contains("format version 3"),
-        "{}",
-        dtb_probe::report(&e)
-    );
+        ))
+    };
+    let (mut a, mut b) = (dtb_gen::store::Store::new(E), dtb_gen::store::Store::new(E));
+    a.load_wld_file(first.material, &path(out.path())).unwrap();
+    b.load_wld_file(first.material, &path(english4())).unwrap();
+    let ix = SliceIndex::new(first.material, E.geometry());
+    use dtb_probe::internal::value::ValueSource;
+    for i in 0..ix.size() {
+        let pos = ix.unindex(i, Color::White);
+        assert_eq!(a.stored(&pos).unwrap(), b.stored(&pos).unwrap(), "{i}");
+    }
     let optional = Rules::parse("english,capture=optional").unwrap();
     let e = repack_dir(english4(), out.path(), optional, &o, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("no compulsory capture"), "{e}");

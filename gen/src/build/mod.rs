@@ -7,15 +7,17 @@ use std::time::Instant;
 
 use dtb_probe::internal::format::{
     table_file_name, Header, ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_FLIP,
+    FORMAT_VERSION_THREAT,
 };
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
-use dtb_probe::internal::rules::{BlockedOutcome, Rules};
+use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::internal::value::Code;
 
-use crate::bitbase::{kings_wld_memory, solve_kings_wld, spread};
+use crate::bitbase::{kings_wld_memory, solve_kings_wld};
 use crate::finished::{Finished, Layered, TableSource};
+use crate::repack::{add_threats, fill_blocks, Fill};
 use crate::solve::{
     group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in,
     stored_codes, MappedResults, SolvedSlice, SolvedWld,
@@ -139,8 +141,13 @@ pub struct SliceStats {
     pub solve_seconds: f64,
     /// Rounds of the solve taken over from a run stopped part-way (0: solved in one run).
     pub resumed_rounds: usize,
-    /// Wall seconds writing (compressing, checking, syncing) the DTW and the WLD file.
+    /// Wall seconds writing (compressing, checking, syncing) the DTW and the WLD file; the
+    /// WLD file's include finding its threat positions (`threat_seconds`).
     pub write_seconds: [f64; 2],
+    /// Wall seconds finding the threat positions of a version 3 WLD file (0 otherwise).
+    pub threat_seconds: f64,
+    /// Threat positions stored as "don't care" (version 3 WLD file; 0 otherwise).
+    pub threats: u64,
     pub wld_bytes: u64,
     pub dtw_bytes: u64,
     /// Wins, losses, draws over the stored positions.
@@ -322,53 +329,6 @@ fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
                 if is_capture(j) {
                     *c = common as u16;
                 }
-            }
-        });
-}
-
-/// [`to_wld_codes`]'s filling of capture positions, on outcomes packed two bits a position
-/// (`words`, `n` positions; [`SolvedWld::values`]): each capture position gets the most
-/// common value among the non-capture positions of its WLD block, ties to the lower code.
-fn fill_captures_packed(words: &mut [u64], capture: &[u64], n: u64) {
-    use rayon::prelude::*;
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let per_block = WLD_BLOCK_LEN as usize / 32;
-    words
-        .par_chunks_mut(per_block)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            // Per word: its positions' capture bits, and which of its positions exist.
-            let masks = |k: usize| {
-                let gk = b * per_block + k;
-                let cap = (capture[gk / 2] >> (32 * (gk % 2))) as u32;
-                let left = n.saturating_sub(32 * gk as u64);
-                let valid = if left >= 32 {
-                    u32::MAX
-                } else {
-                    (1u32 << left) - 1
-                };
-                (cap & valid, !cap & valid)
-            };
-            let mut count = [0u32; 3];
-            for (k, &w) in chunk.iter().enumerate() {
-                let (_, quiet) = masks(k);
-                let q = spread(quiet);
-                let (lo, hi) = (w & EVEN, (w >> 1) & EVEN);
-                count[0] += (!lo & !hi & q).count_ones();
-                count[1] += (lo & q).count_ones();
-                count[2] += (hi & q).count_ones();
-            }
-            let mut common = 0;
-            for k in 1..3 {
-                if count[k] > count[common] {
-                    common = k;
-                }
-            }
-            let pattern = common as u64 * EVEN;
-            for (k, w) in chunk.iter_mut().enumerate() {
-                let (cap, _) = masks(k);
-                let m = spread(cap) * 3;
-                *w = (*w & !m) | (pattern & m);
             }
         });
 }
@@ -747,6 +707,8 @@ fn finished_slice(
         solve_seconds: 0.0,
         resumed_rounds: 0,
         write_seconds: [0.0; 2],
+        threat_seconds: 0.0,
+        threats: 0,
         wld_bytes,
         dtw_bytes,
         counts,
@@ -880,6 +842,8 @@ fn solve_full(
         solve_seconds,
         resumed_rounds: 0,
         write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
+        threat_seconds: 0.0,
+        threats: 0,
         wld_bytes,
         dtw_bytes,
         counts,
@@ -1126,13 +1090,26 @@ fn solve_wld(
         ])
     };
     let t2 = Instant::now();
-    fill_captures_packed(&mut v0, &cap0, size);
+    // "Don't care" positions: capture positions, and in a version 3 file threat positions
+    // too, added to the capture bits (the store has its copy of the true outcomes already).
+    let (mut cap0, mut cap1) = (cap0, cap1);
+    let v3 = plan.writes_threats();
+    let mut threats = 0;
+    if v3 {
+        let ix = SliceIndex::new(m, plan.rules.geometry());
+        threats = add_threats(&plan.rules, &ix, Color::White, &mut cap0, &cap1);
+        if !symmetric {
+            threats += add_threats(&plan.rules, &ix, Color::Black, &mut cap1, &cap0);
+        }
+    }
+    let threat_seconds = t2.elapsed().as_secs_f64();
+    fill_blocks(&mut v0, &cap0, size, WLD_BLOCK_LEN, Fill::Major);
     drop(cap0);
     if !symmetric {
-        fill_captures_packed(&mut v1, &cap1, size);
+        fill_blocks(&mut v1, &cap1, size, WLD_BLOCK_LEN, Fill::Major);
     }
     drop(cap1);
-    let header = header_of(
+    let mut header = header_of(
         plan,
         m,
         size,
@@ -1141,6 +1118,9 @@ fn solve_wld(
         ValueKind::Wld,
         if symmetric { 1 } else { 3 },
     );
+    if v3 {
+        header.version = FORMAT_VERSION_THREAT;
+    }
     let sides: Vec<&[u64]> = if symmetric { vec![&v0] } else { vec![&v0, &v1] };
     let wld_bytes = write_packed_wld(&plan.path(m, ValueKind::Wld), header, &sides, &plan.zstd)?;
     drop((v0, v1));
@@ -1160,6 +1140,8 @@ fn solve_wld(
         solve_seconds,
         resumed_rounds,
         write_seconds: [0.0, t2.elapsed().as_secs_f64()],
+        threat_seconds,
+        threats,
         wld_bytes,
         dtw_bytes: 0,
         counts,

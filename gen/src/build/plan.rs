@@ -74,6 +74,11 @@ pub struct Plan {
     /// The least time between two records of such a slice's finished rounds (default
     /// 60 s; zero: after every round).
     pub(crate) checkpoint_every: std::time::Duration,
+    /// A WLD-only build under compulsory capture writes its WLD files in format version 3
+    /// (threat positions "don't care", docs/FORMAT.md), as `dtb repack` would make them from
+    /// version 1 ones; `false` writes version 1 (`dtb gen --format-version 1`). Full builds
+    /// and rule sets without compulsory capture always write version 1 WLD files.
+    pub(crate) threats: bool,
 }
 
 impl Plan {
@@ -137,6 +142,21 @@ impl Plan {
     /// This memory budget, bytes (checked against each slice's forecast before any work).
     pub fn with_memory(mut self, bytes: u64) -> Plan {
         self.memory = bytes;
+        self
+    }
+
+    /// Whether the WLD files are written in format version 3 (threat positions "don't
+    /// care"): a WLD-only build under compulsory capture, unless told otherwise
+    /// ([`Plan::with_threats`]).
+    pub fn writes_threats(&self) -> bool {
+        self.threats && self.wld_only && self.rules.capture_compulsory
+    }
+
+    /// Threat positions "don't care" in the WLD files of a WLD-only build under compulsory
+    /// capture (format version 3; the default), or not (version 1). Other builds write
+    /// version 1 WLD files either way.
+    pub fn with_threats(mut self, threats: bool) -> Plan {
+        self.threats = threats;
         self
     }
 
@@ -209,6 +229,7 @@ impl Plan {
             scratch_limit: None,
             checkpoint_positions: CHECKPOINT_POSITIONS,
             checkpoint_every: CHECKPOINT_EVERY,
+            threats: true,
         }
     }
 

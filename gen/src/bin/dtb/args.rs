@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use dtb_gen::build;
+use dtb_gen::build::{self, Plan};
 use dtb_probe::Rules;
 
 /// `--variant`, for every subcommand that works on one rule set.
@@ -54,4 +54,46 @@ pub struct Set {
     /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
     #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
     pub memory: Option<u64>,
+    /// Format version of the WLD files of a --wld-only build (1 or 3; for `dtb plan`, of
+    /// its jobs). 3, the default
+    /// under compulsory capture, stores threat positions (the side not to move has a
+    /// capture; docs/FORMAT.md) as "don't care" like capture positions, answered by the
+    /// probe's one-ply search: 39% fewer bytes for English 2-7, read by readers of
+    /// version 3 only. 1 stores their values, for readers of version 1 (`dtb repack`
+    /// turns such files into version 3 later). Full builds and rule sets without
+    /// compulsory capture write version 1 WLD files: asking them for 3 is an error.
+    #[arg(long, value_name = "N", value_parser = parse_format_version)]
+    pub format_version: Option<u32>,
+}
+
+impl Set {
+    /// `plan` with the WLD format version asked for (`--format-version`); an error for 3
+    /// where it is not defined.
+    pub fn with_format_version(&self, plan: Plan) -> Result<Plan> {
+        let plan = plan.with_threats(self.format_version != Some(1));
+        if self.format_version == Some(3) && !plan.writes_threats() {
+            anyhow::bail!(
+                "--format-version 3: only WLD-only builds (--wld-only) under compulsory capture \
+                 write version 3 WLD files{}",
+                if plan.rules().capture_compulsory {
+                    ""
+                } else {
+                    "; capture is optional here: threat positions have no \"don't care\""
+                }
+            );
+        }
+        Ok(plan)
+    }
+}
+
+/// `--format-version`: 1 or 3 (2 is a DTW version, chosen by the rules).
+fn parse_format_version(s: &str) -> Result<u32, String> {
+    match s.trim() {
+        "1" => Ok(1),
+        "3" => Ok(3),
+        _ => Err(format!(
+            "{s:?}: WLD files are format version 1 (every value stored) or 3 (threat \
+             positions \"don't care\")"
+        )),
+    }
 }

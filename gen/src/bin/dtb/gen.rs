@@ -80,7 +80,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .or(a.zstd_level.map(CompressionParams::level))
         .unwrap_or(build::ZSTD);
     let rules = a.set.variant.rules()?;
-    let out = a.set.out;
+    let out = a.set.out.clone();
     let plan = match &a.slice {
         Some(text) => {
             let m = Material::parse(text).with_context(|| {
@@ -90,7 +90,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
-    let mut plan = plan.with_wld_only(a.set.wld_only).with_zstd(zstd);
+    let mut plan = a
+        .set
+        .with_format_version(plan.with_wld_only(a.set.wld_only))?
+        .with_zstd(zstd);
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }
@@ -220,6 +223,8 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "resumed_rounds": s.resumed_rounds,
         "dtw_write_seconds": s.write_seconds[0],
         "wld_write_seconds": s.write_seconds[1],
+        "threat_seconds": s.threat_seconds,
+        "threats": s.threats,
         "solved": s.solved,
         "skipped": s.skipped,
         "wld_bytes": s.wld_bytes,
@@ -441,6 +446,8 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
     let dtw_write: f64 = stats.iter().map(|s| s.write_seconds[0]).sum();
     let wld_write: f64 = stats.iter().map(|s| s.write_seconds[1]).sum();
+    let threat_secs: f64 = stats.iter().map(|s| s.threat_seconds).sum();
+    let threats: u64 = stats.iter().map(|s| s.threats).sum();
     let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
     let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
     let peak = build::peak_memory().unwrap_or(0);
@@ -451,7 +458,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
                 "slices": stats.len(), "positions": positions, "solved": solved,
-                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "positions_per_second_per_core": rate, "threads": threads,
+                "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),

@@ -66,7 +66,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             build::MAX_PIECES
         );
     }
-    let mut plan = Plan::for_forecast(rules, pieces, a.set.out)?.with_wld_only(a.set.wld_only);
+    let plan = Plan::for_forecast(rules, pieces, &a.set.out)?.with_wld_only(a.set.wld_only);
+    let mut plan = a.set.with_format_version(plan)?;
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }
