@@ -227,9 +227,11 @@ impl Codes {
                 return None;
             }
             let want = u32::from_str_radix(c, 16).ok()?;
+            // Read in large sequential pieces, not through the mapping: its pages are
+            // advised random, so hashing it faulted in one page at a time (a restart of
+            // English 2-8 spent most of its load phase there).
+            let got = crc_of_file(path).ok()?;
             let scratch = Scratch::map(path, kind, len).ok()?;
-            let got = crc32fast::hash(&scratch.map);
-            scratch.drop_pages();
             (got == want).then_some(scratch)
         };
         match check() {
@@ -242,6 +244,22 @@ impl Codes {
                 let _ = std::fs::remove_file(path);
                 None
             }
+        }
+    }
+}
+
+/// CRC-32 of the file at `path`, read sequentially.
+fn crc_of_file(path: &Path) -> std::io::Result<u32> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut buf = vec![0u8; 1 << 22];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(crc.finalize()),
+            Ok(n) => crc.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
     }
 }
