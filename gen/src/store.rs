@@ -674,29 +674,18 @@ impl Store {
         len: usize,
         mut set: impl FnMut(usize, Code),
     ) -> Result<(), Missing> {
-        let kk = index.kings_per_group();
         let mut moves = Vec::with_capacity(16);
         let mut look = Lookups::default();
-        let mut j = 0usize;
-        while j < len {
-            let i = start + j as u64;
-            let (grp, li) = (i / kk, i % kk);
-            let dec = index.group_decoder(grp);
-            let run = ((kk - li) as usize).min(len - j);
-            for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
-                let pos = dec.with_kings(wk, bk, side);
-                if !is_threat_dont_care(&self.rules, &pos, &mut moves) {
-                    continue;
-                }
+        positions_of(index, side, start, len, |j, pos| {
+            if is_threat_dont_care(&self.rules, pos, &mut moves) {
                 let mut best = Best::default();
                 for m in &moves {
-                    best.offer(self.value(&m.apply_unchecked(&pos), &mut look)?);
+                    best.offer(self.value(&m.apply_unchecked(pos), &mut look)?);
                 }
-                set(j + k, best.value());
+                set(j, best.value());
             }
-            j += run;
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// Replace the "don't care" of every capture position in `sides` (a slice read from its
@@ -756,36 +745,50 @@ impl Store {
         len: usize,
         mut set: impl FnMut(usize, Code),
     ) -> Result<(), Missing> {
-        let kk = index.kings_per_group();
         let mut after = Vec::with_capacity(16);
         let mut moves = Vec::new();
         let mut look = Lookups::default();
-        let mut j = 0usize;
-        while j < len {
-            let i = start + j as u64;
-            let (grp, li) = (i / kk, i % kk);
-            let dec = index.group_decoder(grp);
-            let run = ((kk - li) as usize).min(len - j);
-            for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
-                let pos = dec.with_kings(wk, bk, side);
-                if !has_capture(&self.rules, &pos) {
-                    continue;
-                }
-                after.clear();
-                if !single_jumps(&self.rules, &pos, &mut after) {
-                    legal_moves(&self.rules, &pos, Counting::Unique, &mut moves);
-                    after.extend(moves.iter().map(|m| m.apply_unchecked(&pos)));
-                }
-                let mut best = Best::default();
-                for succ in &after {
-                    best.offer(self.value(succ, &mut look)?);
-                }
-                set(j + k, best.value());
+        positions_of(index, side, start, len, |j, pos| {
+            if !has_capture(&self.rules, pos) {
+                return Ok(());
             }
-            j += run;
-        }
-        Ok(())
+            after.clear();
+            if !single_jumps(&self.rules, pos, &mut after) {
+                legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
+                after.extend(moves.iter().map(|m| m.apply_unchecked(pos)));
+            }
+            let mut best = Best::default();
+            for succ in &after {
+                best.offer(self.value(succ, &mut look)?);
+            }
+            set(j, best.value());
+            Ok(())
+        })
     }
+}
+
+/// Call `f(j, position)` for positions `start + j` (`j < len`) of `side` in `index`, in
+/// order, decoding each men group once; the first error stops the walk.
+fn positions_of(
+    index: &SliceIndex,
+    side: Color,
+    start: u64,
+    len: usize,
+    mut f: impl FnMut(usize, &Position) -> Result<(), Missing>,
+) -> Result<(), Missing> {
+    let kk = index.kings_per_group();
+    let mut j = 0usize;
+    while j < len {
+        let i = start + j as u64;
+        let (grp, li) = (i / kk, i % kk);
+        let dec = index.group_decoder(grp);
+        let run = ((kk - li) as usize).min(len - j);
+        for (k, (wk, bk)) in dec.kings_from(li).take(run).enumerate() {
+            f(j + k, &dec.with_kings(wk, bk, side))?;
+        }
+        j += run;
+    }
+    Ok(())
 }
 
 /// One men placement looked up lately: where positions with these men, these king counts
