@@ -254,6 +254,52 @@ fn a_full_build_within_a_budget_writes_the_same_files() {
     assert!(!small.path().join(SCRATCH_DIR).exists());
 }
 
+/// Run `dtb ARGS` and SIGKILL it as soon as `until()` holds (polled every `poll`), or let it
+/// end if it finishes first; panics if neither happens within 5 minutes.
+fn run_and_kill_when(args: &[&str], poll: std::time::Duration, until: impl Fn() -> bool) {
+    let mut child = Command::new(DTB)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while !until() && child.try_wait().unwrap().is_none() {
+        assert!(
+            t0.elapsed().as_secs() < 300,
+            "{args:?}: nothing to stop at in 5 minutes"
+        );
+        std::thread::sleep(poll);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Run `dtb ARGS` to the end (it must succeed) and return its standard output.
+fn run_to_the_end(args: &[&str]) -> String {
+    let out = Command::new(DTB).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The 45 WLD files of English 2-5 in `dir` are byte for byte those in `reference`, and the
+/// build's scratch folder is gone.
+fn assert_same_files_as(reference: &Path, dir: &Path) {
+    let (a, b) = (wld_files(reference), wld_files(dir));
+    assert_eq!(a.len(), 45);
+    for (name, bytes) in &a {
+        assert!(
+            b.get(name) == Some(bytes),
+            "{name} differs after the resume"
+        );
+    }
+    assert!(!dir.join(SCRATCH_DIR).exists());
+}
+
 /// A budgeted WLD-only build killed (SIGKILL) once some 5-piece slice is finished leaves
 /// scratch files with their sidecars; after one of them is damaged, the re-run resumes and
 /// ends with the same files as an uninterrupted build, its scratch folder gone.
@@ -274,14 +320,7 @@ fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
         "--out",
         &d,
     ];
-    let mut child = Command::new(DTB)
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let scratch = dir.path().join(SCRATCH_DIR);
-    let t0 = std::time::Instant::now();
     let five = |p: &Path| {
         std::fs::read_dir(p).unwrap().flatten().any(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
@@ -293,18 +332,10 @@ fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
                     == 5
         })
     };
-    while !five(dir.path()) {
-        assert!(
-            t0.elapsed().as_secs() < 300,
-            "no 5-piece slice finished in 5 minutes"
-        );
-        if child.try_wait().unwrap().is_some() {
-            break; // finished already (a fast machine): nothing to resume
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    // A fast machine may finish first: then there is nothing to resume.
+    run_and_kill_when(&args, std::time::Duration::from_millis(20), || {
+        five(dir.path())
+    });
     let names: Vec<String> = std::fs::read_dir(&scratch)
         .map(|r| {
             r.flatten()
@@ -325,21 +356,8 @@ fn a_killed_budgeted_build_resumes_over_its_scratch_files() {
         bytes[0] ^= 0x40;
         std::fs::write(&p, bytes).unwrap();
     }
-    let out = Command::new(DTB).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (a, b) = (wld_files(reference.path()), wld_files(dir.path()));
-    assert_eq!(a.len(), 45);
-    for (name, bytes) in &a {
-        assert!(
-            b.get(name) == Some(bytes),
-            "{name} differs after the resume"
-        );
-    }
-    assert!(!scratch.exists());
+    run_to_the_end(&args);
+    assert_same_files_as(reference.path(), dir.path());
 }
 
 /// A budgeted WLD-only build killed (SIGKILL) in the middle of a slice, after that slice
@@ -382,19 +400,9 @@ fn a_build_killed_mid_slice_resumes_at_its_last_record() {
     // the kill, the next run goes on from there and is killed at the next record.
     let mut stopped = None;
     for _ in 0..50 {
-        let mut child = Command::new(DTB)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let t0 = std::time::Instant::now();
-        while records().is_empty() && child.try_wait().unwrap().is_none() {
-            assert!(t0.elapsed().as_secs() < 300, "no record in 5 minutes");
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        run_and_kill_when(&args, std::time::Duration::from_millis(2), || {
+            !records().is_empty()
+        });
         if let Some(r) = records().first() {
             stopped = Some(
                 r.trim_start_matches("solving-")
@@ -405,13 +413,7 @@ fn a_build_killed_mid_slice_resumes_at_its_last_record() {
         }
     }
     let slice = stopped.expect("no run was stopped with a record in place");
-    let out = Command::new(DTB).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line = String::from_utf8_lossy(&out.stdout)
+    let line = run_to_the_end(&args)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .find(|v| v["slice"] == slice.as_str())
@@ -421,15 +423,7 @@ fn a_build_killed_mid_slice_resumes_at_its_last_record() {
         "slice {slice} did not take its recorded rounds over: {line}"
     );
     assert!(line["solve_seconds"].as_f64().unwrap() > 0.0, "{line}");
-    let (a, b) = (wld_files(reference.path()), wld_files(dir.path()));
-    assert_eq!(a.len(), 45);
-    for (name, bytes) in &a {
-        assert!(
-            b.get(name) == Some(bytes),
-            "{name} differs after the resume"
-        );
-    }
-    assert!(!scratch.exists());
+    assert_same_files_as(reference.path(), dir.path());
 }
 
 /// A build whose process may not have the memory it was told (`--memory 4G` under
