@@ -12,7 +12,7 @@ use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION, FORMAT_VER
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
-use dtb_probe::internal::value::is_threat_dont_care;
+use dtb_probe::internal::value::{is_threat_dont_care, threat_moves_all_safe};
 use dtb_probe::movegen::has_capture;
 use dtb_probe::{Material, Tablebase, Wld};
 use rayon::prelude::*;
@@ -489,7 +489,12 @@ pub(crate) fn add_threats(
                         break;
                     }
                     let pos = ix.unindex_cached(i, color, &mut men);
-                    if is_threat_dont_care(rules, &pos, &mut moves) {
+                    // A candidate by its bits: no capture of its own, one of the other side.
+                    debug_assert!(
+                        !has_capture(rules, &pos)
+                            && has_capture(rules, &pos.with_side_to_move(color.opponent()))
+                    );
+                    if threat_moves_all_safe(rules, &pos, &mut moves) {
                         *o |= 1 << b;
                         found += 1;
                     }

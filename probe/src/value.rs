@@ -269,6 +269,14 @@ pub fn is_threat_dont_care(rules: &Rules, pos: &Position, moves: &mut Vec<Move>)
     if !rules.capture_compulsory || has_capture(rules, pos) || !has_threat(rules, pos) {
         return false;
     }
+    threat_moves_all_safe(rules, pos, moves)
+}
+
+/// [`is_threat_dont_care`] for a position already known to be a threat candidate (capture
+/// compulsory, the side to move without a capture, the side not to move with one), as the
+/// generator knows it from its capture bits of both sides: the rest of the test, its quiet
+/// moves (left in `moves`) and their successors.
+pub fn threat_moves_all_safe(rules: &Rules, pos: &Position, moves: &mut Vec<Move>) -> bool {
     let me = pos.side_to_move();
     moves.clear();
     quiet_moves(rules, pos, moves);
