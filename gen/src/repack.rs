@@ -10,10 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_THREAT};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
+
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
-use dtb_probe::internal::value::{is_threat_dont_care, threat_moves_all_safe};
-use dtb_probe::movegen::has_capture;
+use dtb_probe::internal::value::is_threat_dont_care;
+use dtb_probe::movegen::{has_capture, quiet_successors_keep_threats};
 use dtb_probe::{Material, Tablebase, Wld};
 use rayon::prelude::*;
 
@@ -457,7 +458,8 @@ pub(crate) fn fill_blocks(words: &mut [u64], dc: &[u64], n: u64, block_len: u32,
 ///
 /// Only positions whose own bit is clear and whose other bit is set can be threat positions
 /// (rules 1 and 2: the side to move has no capture, the side not to move has one): only
-/// those are decoded and tested. A bit added here is one whose `other` bit is set, so the
+/// those are decoded, and their quiet successors tested without a move list
+/// ([`quiet_successors_keep_threats`]; `dtb verify` and the probe use the move list). A bit added here is one whose `other` bit is set, so the
 /// other side's candidates (`other` clear) do not change: the two sides may be marked one
 /// after the other, in place.
 pub(crate) fn add_threats(
@@ -477,7 +479,6 @@ pub(crate) fn add_threats(
         .enumerate()
         .map(|(c, (own, other))| {
             let mut men = MenCache::default();
-            let mut moves = Vec::with_capacity(16);
             let mut found = 0;
             for (k, (o, &t)) in own.iter_mut().zip(other).enumerate() {
                 let mut cand = !*o & t;
@@ -494,7 +495,7 @@ pub(crate) fn add_threats(
                         !has_capture(rules, &pos)
                             && has_capture(rules, &pos.with_side_to_move(color.opponent()))
                     );
-                    if threat_moves_all_safe(rules, &pos, &mut moves) {
+                    if quiet_successors_keep_threats(rules, &pos) {
                         *o |= 1 << b;
                         found += 1;
                     }

@@ -161,7 +161,7 @@ impl GroupDecoder {
     /// When no king stands between the two squares (in square order) only the mover's own
     /// term of the rank changes, by two binomial look-ups; otherwise the rank is computed
     /// afresh.
-    #[inline]
+    #[inline(always)]
     pub fn kings_rank_after(&self, rank: u64, wk: u64, bk: u64, from: u8, to: u8) -> u64 {
         let (lo, hi) = (from.min(to), from.max(to));
         let between = ((1u64 << hi) - 1) & !((2u64 << lo) - 1);

@@ -598,6 +598,105 @@ pub fn has_quiet_move(rules: &Rules, pos: &Position) -> bool {
     false
 }
 
+/// Whether `pos` has a quiet move and every quiet move leads to a position where the side
+/// then to move (the other side) has a capture, or where the mover would have none: the
+/// successor test of a threat position ([`crate::value::threat_moves_all_safe`], whose answer
+/// this is), without a move list, for the generator's threat pass.
+///
+/// The other side's single jumps in `pos` are found once, by direction. A quiet move from
+/// `a` to `b` leaves such a jump in place unless the piece it takes stood on `a` or it lands
+/// on `b` (the jumper, the piece taken and its kind are otherwise unchanged), so while one
+/// is left the other side has a capture after the move and neither capture test is needed.
+/// Flying kings' jumps are not counted: a move can block their path; their moves go to the
+/// tests.
+pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
+    let g = rules.geometry();
+    let me = pos.side_to_move();
+    let them = me.opponent();
+    let occ = pos.occupied();
+    let empty = g.all & !occ;
+    let mine = pos.pieces(me);
+    let kings = pos.kings();
+    let their = pos.pieces(them);
+    let by_man = if rules.men_capture_kings {
+        mine
+    } else {
+        mine & !kings
+    };
+    // Per direction: the other side's jumpers, the squares they take and land on.
+    let mut jumpers = [0u64; 4];
+    for &d in man_capture_dirs(rules, them) {
+        jumpers[d as usize] |= short_jumpers(g, their & !kings, by_man, empty, d);
+    }
+    if rules.kings != KingRange::Flying && their & kings != 0 {
+        for d in Dir::ALL {
+            jumpers[d as usize] |= short_jumpers(g, their & kings, mine, empty, d);
+        }
+    }
+    let mut count = [0u32; 4];
+    let mut over = [0u64; 4];
+    let mut land = [0u64; 4];
+    for d in Dir::ALL {
+        let k = d as usize;
+        count[k] = jumpers[k].count_ones();
+        over[k] = g.step_set(jumpers[k], d);
+        land[k] = g.step_set(over[k], d);
+    }
+    // Whether a jump of the other side is left after the move from `a` to `b`: per
+    // direction, its jumps less the one over `a` and the one onto `b` (one jump when `b` is
+    // just beyond `a`).
+    let jump_left = |a: u8, b: u8| {
+        Dir::ALL.iter().any(|&d| {
+            let k = d as usize;
+            let by_a = (over[k] >> a & 1) as u32;
+            let by_b = (land[k] >> b & 1) as u32;
+            let same = by_a & by_b & u32::from(g.step(a, d) == b);
+            count[k] > by_a + by_b - same
+        })
+    };
+    let safe = |a: u8, b: u8| {
+        if jump_left(a, b) {
+            return true;
+        }
+        let q = pos.after_quiet_move(g, a, b);
+        has_capture(rules, &q) || !has_capture(rules, &q.with_side_to_move(me))
+    };
+    let mut any = false;
+    let mut men = mine & !kings;
+    while men != 0 {
+        let a = men.trailing_zeros() as u8;
+        men &= men - 1;
+        for d in forward(me) {
+            let b = g.step(a, d);
+            if b != NONE && empty >> b & 1 != 0 {
+                if !safe(a, b) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+    }
+    let mut ks = mine & kings;
+    while ks != 0 {
+        let a = ks.trailing_zeros() as u8;
+        ks &= ks - 1;
+        for d in Dir::ALL {
+            let mut b = g.step(a, d);
+            while b != NONE && empty >> b & 1 != 0 {
+                if !safe(a, b) {
+                    return false;
+                }
+                any = true;
+                if rules.kings == KingRange::Short {
+                    break;
+                }
+                b = g.step(b, d);
+            }
+        }
+    }
+    any
+}
+
 /// Quiet (non-capturing) moves of the side to move, appended to `out`.
 pub fn quiet_moves(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
     let g = rules.geometry();
@@ -1025,6 +1124,42 @@ mod tests {
                     f(&ix.unindex(i, side), m, i);
                 }
             }
+        }
+    }
+
+    /// The lean successor test of threat positions gives the move-list test's answer on
+    /// every position of small slices of every preset (both sides to move), threat
+    /// candidates among them (the side to move without a capture, the other side with one).
+    #[test]
+    fn threat_successor_test_without_moves_agrees_with_the_move_list() {
+        use crate::material::Material;
+        let slices = [
+            Material::new(1, 0, 1, 1),
+            Material::new(2, 0, 1, 0),
+            Material::new(1, 1, 2, 0),
+            Material::new(0, 2, 1, 0),
+            Material::new(2, 0, 2, 0),
+        ];
+        let mut moves = Vec::new();
+        for rules in Rules::PRESETS {
+            let (mut candidates, mut safe) = (0u64, 0u64);
+            for_each_position(rules, &slices, |p, m, i| {
+                let want = crate::value::threat_moves_all_safe(rules, p, &mut moves);
+                let got = quiet_successors_keep_threats(rules, p);
+                assert_eq!(got, want, "{} {m} {i} {}", rules.name, fen::write(p));
+                if !has_capture(rules, p)
+                    && has_capture(rules, &p.with_side_to_move(p.side_to_move().opponent()))
+                {
+                    candidates += 1;
+                    safe += u64::from(got);
+                }
+            });
+            assert!(
+                candidates > 1000 && safe > 100,
+                "{}: {candidates} {safe}",
+                rules.name
+            );
+            assert!(safe < candidates, "{}: {candidates} {safe}", rules.name);
         }
     }
 
