@@ -103,6 +103,37 @@ fn a_small_budget_writes_the_same_files() {
     assert!(!third.path().join(SCRATCH_DIR).exists());
 }
 
+/// Which finished slices are read from their table files (the scratch limit passed) follows
+/// the scratch files on disk: a slice whose scratch file a stopped run left is kept in
+/// scratch while another can go to its table, so that a run started again with other free
+/// space does not load and resolve that slice again from its table.
+#[test]
+fn slices_read_from_tables_spare_the_scratch_files_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = wld_plan(5, dir.path(), 110 << 20);
+    let peak = plan.forecast(2).iter().map(|f| f.disk_bytes).max().unwrap();
+    // The largest limit under the peak at which exactly one slice goes to its table.
+    let (limit, big) = (1..64)
+        .map(|k| peak - peak / 64 * k)
+        .find_map(|limit| {
+            let chosen = plan.clone().with_scratch_limit(Some(limit)).from_tables(2);
+            (chosen.len() == 1).then(|| (limit, *chosen.iter().next().unwrap()))
+        })
+        .expect("a limit with one slice read from its table");
+    let scratch = dir.path().join(SCRATCH_DIR);
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join(format!("english-{big}-0.wld2")), b"").unwrap();
+    let now = plan.with_scratch_limit(Some(limit)).from_tables(2);
+    assert!(
+        !now.is_empty(),
+        "the limit still needs a slice from its table"
+    );
+    assert!(
+        !now.contains(&big),
+        "{big} has a scratch file, yet: {now:?}"
+    );
+}
+
 /// A budget too small for some slice is refused before any slice is solved, naming it.
 #[test]
 fn a_budget_too_small_is_refused_before_any_work() {

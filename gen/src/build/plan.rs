@@ -506,7 +506,10 @@ impl Plan {
     /// block cache) instead of scratch files, so that its scratch files stay within
     /// [`Plan::scratch_limit`]: empty unless it spills ([`Plan::needs_spill`]) and is
     /// WLD-only. Chosen greedily, slice by slice in solve order: while the scratch files
-    /// held at a slice would pass the limit, the largest held slice not yet chosen is.
+    /// held at a slice would pass the limit, the largest held slice not yet chosen is, first
+    /// among those without a scratch file on disk, so that a build run again (with more or
+    /// less free space) keeps reading the scratch files a stopped run made instead of
+    /// loading those slices again from their tables.
     pub fn from_tables(&self, threads: usize) -> std::collections::HashSet<Material> {
         let mut chosen = std::collections::HashSet::new();
         let Some(limit) = self.scratch_limit else {
@@ -516,6 +519,7 @@ impl Plan {
             return chosen;
         }
         let (done, readers) = self.readers_on_disk();
+        let in_scratch = |m: Material| super::scratch_path(self, m, 0).is_file();
         let mut held: Vec<Material> = Vec::new();
         for (i, &m) in self.slices.iter().enumerate() {
             for &j in &readers.drop_before[i] {
@@ -539,7 +543,7 @@ impl Plan {
                 let Some(&big) = held
                     .iter()
                     .filter(|x| !chosen.contains(*x))
-                    .max_by_key(|&&x| (self.held_bytes(x), x))
+                    .max_by_key(|&&x| (!in_scratch(x), self.held_bytes(x), x))
                 else {
                     break; // its own arrays alone pass the limit: the forecast says so
                 };
