@@ -661,22 +661,46 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
         let q = pos.after_quiet_move(g, a, b);
         has_capture(rules, &q) || !has_capture(rules, &q.with_side_to_move(me))
     };
+    // Only a move from a square a jump takes, or onto a square a jump lands on, can leave
+    // no jump: the others are safe without a look (when there is a jump; without one,
+    // every move is looked at). Steps of men (and of short kings) are taken a direction at
+    // a time, the risky ones alone one by one.
+    let over_any = if count.iter().sum::<u32>() == 0 {
+        g.all
+    } else {
+        over.iter().fold(0, |x, &o| x | o)
+    };
+    let land_any = land.iter().fold(0, |x, &l| x | l);
     let mut any = false;
-    let mut men = mine & !kings;
-    while men != 0 {
-        let a = men.trailing_zeros() as u8;
-        men &= men - 1;
-        for d in forward(me) {
-            let b = g.step(a, d);
-            if b != NONE && empty >> b & 1 != 0 {
-                if !safe(a, b) {
-                    return false;
-                }
-                any = true;
+    let mut steps = |pieces: u64, d: Dir| {
+        let back = d.reverse();
+        let movers = pieces & g.step_set(empty, back);
+        any |= movers != 0;
+        let mut risky = movers & (over_any | g.step_set(land_any, back));
+        while risky != 0 {
+            let a = risky.trailing_zeros() as u8;
+            risky &= risky - 1;
+            if !safe(a, g.step(a, d)) {
+                return false;
             }
         }
+        true
+    };
+    for d in forward(me) {
+        if !steps(mine & !kings, d) {
+            return false;
+        }
     }
-    let mut ks = mine & kings;
+    let my_kings = mine & kings;
+    if rules.kings == KingRange::Short {
+        for d in Dir::ALL {
+            if my_kings != 0 && !steps(my_kings, d) {
+                return false;
+            }
+        }
+        return any;
+    }
+    let mut ks = my_kings;
     while ks != 0 {
         let a = ks.trailing_zeros() as u8;
         ks &= ks - 1;
@@ -687,9 +711,6 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
                     return false;
                 }
                 any = true;
-                if rules.kings == KingRange::Short {
-                    break;
-                }
                 b = g.step(b, d);
             }
         }
