@@ -158,38 +158,54 @@ impl GroupDecoder {
     /// of the group), given the placement before the move: its number `rank`, white kings
     /// `wk` and black kings `bk`. The mover is White's king when `from` is in `wk`.
     ///
-    /// When no king stands between the two squares (in square order) only the mover's own
-    /// term of the rank changes, by two binomial look-ups; otherwise the rank is computed
-    /// afresh.
+    /// When no king of the mover's colour stands between the two squares (in square order)
+    /// the mover keeps its place among its side's kings and its own term of the rank changes
+    /// by two binomial look-ups. A black king's squares are counted among those without a
+    /// white king, so a white king's move also changes the term of each black king between
+    /// the two squares, by one square. With a king of the mover's colour between them, the
+    /// rank is computed afresh.
     #[inline(always)]
     pub fn kings_rank_after(&self, rank: u64, wk: u64, bk: u64, from: u8, to: u8) -> u64 {
         let (lo, hi) = (from.min(to), from.max(to));
         let between = ((1u64 << hi) - 1) & !((2u64 << lo) - 1);
         let moved = (1u64 << from) | (1u64 << to);
         let white = wk >> from & 1 != 0;
-        if (wk | bk) & between != 0 {
+        let (own, free, scale) = if white {
+            (wk, self.empty_bb, self.bk_n)
+        } else {
+            (bk, self.empty_bb & !wk, 1)
+        };
+        if own & between != 0 {
             return if white {
                 self.kings_rank(wk ^ moved, bk)
             } else {
                 self.kings_rank(wk, bk ^ moved)
             };
         }
-        // The mover keeps its place among its side's kings; the other side's compressed
-        // squares change only for kings between the two squares (none).
-        let (own, free) = if white {
-            (wk, self.empty_bb)
-        } else {
-            (bk, self.empty_bb & !wk)
-        };
-        let below = |sq: u8| (1u64 << sq) - 1;
-        let i = (own & below(from)).count_ones() + 1;
-        let old = binom((free & below(from)).count_ones(), i);
-        let new = binom((free & below(to)).count_ones(), i);
-        if white {
-            rank + (new * self.bk_n) - old * self.bk_n
-        } else {
-            rank + new - old
+        let below = |sq: u32| (1u64 << sq) - 1;
+        let i = (own & below(from.into())).count_ones() + 1;
+        let old = binom((free & below(from.into())).count_ones(), i);
+        let new = binom((free & below(to.into())).count_ones(), i);
+        let mut r = rank + new * scale - old * scale;
+        let mut passed = if white { bk & between } else { 0 };
+        if passed != 0 {
+            // Each black king passed over counts one free square more below it (the mover
+            // left one below it) or one fewer (the mover took one).
+            let free_b = self.empty_bb & !wk;
+            while passed != 0 {
+                let b = passed.trailing_zeros();
+                passed &= passed - 1;
+                let j = (bk & below(b)).count_ones() + 1;
+                let c = (free_b & below(b)).count_ones();
+                let was = binom(c, j);
+                r = if from < to {
+                    r + binom(c + 1, j) - was
+                } else {
+                    r - was + binom(c - 1, j)
+                };
+            }
         }
+        r
     }
 
     /// (white kings, black kings) bitboards of kings placement `king_idx`.
@@ -720,6 +736,7 @@ mod tests {
             Material::new(1, 2, 1, 1),
             Material::new(0, 2, 0, 2),
             Material::new(1, 1, 0, 3),
+            Material::new(0, 3, 0, 2),
         ] {
             let ix = SliceIndex::new(m, g);
             let mut checked = 0u64;
