@@ -588,6 +588,23 @@ fn gen_rebuilds_damaged_and_missing_slices() {
         .map(|o| o["slice"].as_str().unwrap())
         .collect();
     assert_eq!(rebuilt, set(&["0120", "1010"]));
+    // Each slice's line tells how far the run is: its share of the solving work done
+    // (rising to all of it), seconds so far and left; skipped slices before any solving
+    // have done nothing and know no ETA.
+    let done: Vec<f64> = lines[..23]
+        .iter()
+        .map(|o| o["build_done"].as_f64().unwrap())
+        .collect();
+    assert!(done.windows(2).all(|w| w[0] <= w[1]), "{done:?}");
+    assert!(done[22] > 0.99 && done[22] <= 1.0, "{done:?}");
+    let first_solved = lines.iter().position(|o| o["skipped"] == false).unwrap();
+    for o in &lines[..first_solved] {
+        assert_eq!(o["build_done"], 0.0);
+        assert_eq!(o["build_eta_seconds"], Value::Null);
+    }
+    let eta = lines[22]["build_eta_seconds"].as_f64().unwrap();
+    assert!((0.0..1.0).contains(&eta), "{eta}");
+    assert!(lines[22]["build_elapsed_seconds"].as_f64().unwrap() > 0.0);
     assert_eq!(table_files(&dir), original);
     // The damaged file is reported (one line, naming the slice, the file and the damage);
     // the missing one is just built.

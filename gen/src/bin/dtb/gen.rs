@@ -129,6 +129,8 @@ struct Bars {
     /// The first failed write of a JSON line to standard output (the build goes on: its
     /// product is the files; the error is returned when it ends).
     failed: Mutex<Option<StdoutError>>,
+    /// When the first slice of this run started (after the checks and loads before it).
+    started: std::sync::OnceLock<Instant>,
 }
 
 impl Observer for Bars {
@@ -136,6 +138,7 @@ impl Observer for Bars {
         self.overall.set_length(work.max(1));
         self.overall.set_position(0);
         self.overall.reset_eta();
+        let _ = self.started.set(Instant::now());
     }
     fn slice_start(&self, i: usize, total: usize, m: Material, work: u64) {
         self.overall.set_message(format!("slice {}/{total}", i + 1));
@@ -157,7 +160,11 @@ impl Observer for Bars {
     }
     fn slice_done(&self, s: &SliceStats) {
         let line = if self.json {
-            slice_json(s).to_string()
+            let mut line = slice_json(s);
+            line.as_object_mut()
+                .expect("an object")
+                .extend(self.build_json());
+            line.to_string()
         } else {
             slice_text(s)
         };
@@ -174,6 +181,30 @@ impl Observer for Bars {
                 eprintln!("{line}");
             }
         }
+    }
+}
+
+impl Bars {
+    /// The whole run so far, for the JSON line of each slice: the share of this run's
+    /// solving work done (0 to 1, in the work units of the overall bar: four a position),
+    /// the seconds since its first slice started, and the seconds left at the mean rate
+    /// so far (null before any work is done).
+    fn build_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        let done = self.overall.position();
+        let total = self.overall.length().unwrap_or(1).max(1);
+        let elapsed = self
+            .started
+            .get()
+            .map_or(0.0, |t| t.elapsed().as_secs_f64());
+        let eta = (done > 0).then(|| elapsed * total.saturating_sub(done) as f64 / done as f64);
+        let mut m = serde_json::Map::new();
+        m.insert(
+            "build_done".into(),
+            json!((done as f64 / total as f64).min(1.0)),
+        );
+        m.insert("build_elapsed_seconds".into(), json!(elapsed));
+        m.insert("build_eta_seconds".into(), json!(eta));
+        m
     }
 }
 
@@ -432,6 +463,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         slice,
         json,
         failed: Mutex::new(None),
+        started: std::sync::OnceLock::new(),
     };
     let t0 = Instant::now();
     let stats = build::run(&plan, &bars)?;
