@@ -607,8 +607,8 @@ pub fn has_quiet_move(rules: &Rules, pos: &Position) -> bool {
 /// `a` to `b` leaves such a jump in place unless the piece it takes stood on `a` or it lands
 /// on `b` (the jumper, the piece taken and its kind are otherwise unchanged), so while one
 /// is left the other side has a capture after the move and neither capture test is needed.
-/// Flying kings' jumps are not counted: a move can block their path; their moves go to the
-/// tests.
+/// A flying king's jump stays unless the move takes away the piece it takes or fills a
+/// square it slides over or the one beyond that piece.
 pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
     let g = rules.geometry();
     let me = pos.side_to_move();
@@ -642,9 +642,34 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
         over[k] = g.step_set(jumpers[k], d);
         land[k] = g.step_set(over[k], d);
     }
+    // The other side's flying kings' jumps: the piece taken, and the squares that must stay
+    // empty (those slid over and the one just beyond the piece). Past the array's room the
+    // rest are not counted, which only sends more moves to the tests.
+    let mut flying = [(0u8, 0u64); 32];
+    let mut flights = 0;
+    if rules.kings == KingRange::Flying {
+        let mut ks = their & kings;
+        while ks != 0 && flights < flying.len() {
+            let k = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            for d in Dir::ALL {
+                let (passed, first) = g.slide(k, d, occ);
+                if first == NONE || mine >> first & 1 == 0 {
+                    continue;
+                }
+                let beyond = g.step(first, d);
+                if beyond != NONE && empty >> beyond & 1 != 0 && flights < flying.len() {
+                    flying[flights] = (first, passed | 1u64 << beyond);
+                    flights += 1;
+                }
+            }
+        }
+    }
+    let flying = &flying[..flights];
     // Whether a jump of the other side is left after the move from `a` to `b`: per
     // direction, its jumps less the one over `a` and the one onto `b` (one jump when `b` is
-    // just beyond `a`).
+    // just beyond `a`); or a flying king's whose piece is not the mover and whose squares
+    // `b` leaves empty.
     let jump_left = |a: u8, b: u8| {
         Dir::ALL.iter().any(|&d| {
             let k = d as usize;
@@ -652,7 +677,9 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
             let by_b = (land[k] >> b & 1) as u32;
             let same = by_a & by_b & u32::from(g.step(a, d) == b);
             count[k] > by_a + by_b - same
-        })
+        }) || flying
+            .iter()
+            .any(|&(taken, clear)| taken != a && clear >> b & 1 == 0)
     };
     let safe = |a: u8, b: u8| {
         if jump_left(a, b) {
@@ -665,12 +692,17 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
     // no jump: the others are safe without a look (when there is a jump; without one,
     // every move is looked at). Steps of men (and of short kings) are taken a direction at
     // a time, the risky ones alone one by one.
-    let over_any = if count.iter().sum::<u32>() == 0 {
-        g.all
+    let (over_any, land_any) = if count.iter().sum::<u32>() == 0 && flying.is_empty() {
+        (g.all, g.all)
     } else {
-        over.iter().fold(0, |x, &o| x | o)
+        flying.iter().fold(
+            (
+                over.iter().fold(0, |x, &o| x | o),
+                land.iter().fold(0, |x, &l| x | l),
+            ),
+            |(o, l), &(taken, clear)| (o | 1u64 << taken, l | clear),
+        )
     };
-    let land_any = land.iter().fold(0, |x, &l| x | l);
     let mut any = false;
     let mut steps = |pieces: u64, d: Dir| {
         let back = d.reverse();
@@ -707,7 +739,8 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
         for d in Dir::ALL {
             let mut b = g.step(a, d);
             while b != NONE && empty >> b & 1 != 0 {
-                if !safe(a, b) {
+                let risky = over_any >> a & 1 != 0 || land_any >> b & 1 != 0;
+                if risky && !safe(a, b) {
                     return false;
                 }
                 any = true;
