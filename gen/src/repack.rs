@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use dtb_probe::internal::format::{ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_THREAT};
 use dtb_probe::internal::index::{MenCache, SliceIndex};
-
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
 use dtb_probe::internal::value::is_threat_dont_care;
@@ -459,9 +458,9 @@ pub(crate) fn fill_blocks(words: &mut [u64], dc: &[u64], n: u64, block_len: u32,
 /// Only positions whose own bit is clear and whose other bit is set can be threat positions
 /// (rules 1 and 2: the side to move has no capture, the side not to move has one): only
 /// those are decoded, and their quiet successors tested without a move list
-/// ([`quiet_successors_keep_threats`]; `dtb verify` and the probe use the move list). A bit added here is one whose `other` bit is set, so the
-/// other side's candidates (`other` clear) do not change: the two sides may be marked one
-/// after the other, in place.
+/// ([`quiet_successors_keep_threats`]; `dtb verify` and the probe use the move list). A bit
+/// added here is one whose `other` bit is set, so the other side's candidates (`other`
+/// clear) do not change: the two sides may be marked one after the other, in place.
 pub(crate) fn add_threats(
     rules: &Rules,
     ix: &SliceIndex,

@@ -519,7 +519,13 @@ impl Plan {
             return chosen;
         }
         let (done, readers) = self.readers_on_disk();
-        let in_scratch = |m: Material| super::scratch_path(self, m, 0).is_file();
+        // Looked at once: the choice below asks for each held slice again and again.
+        let in_scratch: std::collections::HashSet<Material> = self
+            .slices
+            .iter()
+            .copied()
+            .filter(|&m| super::scratch_path(self, m, 0).is_file())
+            .collect();
         let mut held: Vec<Material> = Vec::new();
         for (i, &m) in self.slices.iter().enumerate() {
             for &j in &readers.drop_before[i] {
@@ -543,7 +549,7 @@ impl Plan {
                 let Some(&big) = held
                     .iter()
                     .filter(|x| !chosen.contains(*x))
-                    .max_by_key(|&&x| (!in_scratch(x), self.held_bytes(x), x))
+                    .max_by_key(|&&x| (!in_scratch.contains(&x), self.held_bytes(x), x))
                 else {
                     break; // its own arrays alone pass the limit: the forecast says so
                 };

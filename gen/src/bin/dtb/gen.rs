@@ -161,9 +161,9 @@ impl Observer for Bars {
     fn slice_done(&self, s: &SliceStats) {
         let line = if self.json {
             let mut line = slice_json(s);
-            line.as_object_mut()
-                .expect("an object")
-                .extend(self.build_json());
+            if let Some(fields) = line.as_object_mut() {
+                fields.extend(self.build_json());
+            }
             line.to_string()
         } else {
             slice_text(s)
