@@ -397,3 +397,66 @@ fn a_repack_run_again_keeps_what_it_finished() {
         assert_eq!(&bytes(r.material), want, "{}", r.material);
     }
 }
+
+/// Per-block compressed lengths of a table file (its block table: offsets after the
+/// 256-byte header).
+fn block_lengths(path: &std::path::Path) -> Vec<u64> {
+    let bytes = std::fs::read(path).unwrap();
+    let u64_at = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().unwrap());
+    let blocks = (u64_at(256) as usize - 264) / 12;
+    (0..blocks)
+        .map(|b| u64_at(256 + 8 * (b + 1)) - u64_at(256 + 8 * b))
+        .collect()
+}
+
+/// `dtb gen --fill best` (per block, the smallest of the major, prev and next fills): no
+/// block is longer than the major fill's and some are shorter; the files are byte for byte
+/// what `dtb repack --fill best` makes of the version 1 set, and every position answers as
+/// in that set.
+#[test]
+fn best_fill_is_never_longer_and_answers_the_same() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    let (best, major, v1, repacked) = (dir("best"), dir("major"), dir("v1"), dir("repacked"));
+    let gen = |out: &str, extra: &[&str]| {
+        let mut args = vec!["gen", "--pieces", "4", "--wld-only", "--out", out];
+        args.extend_from_slice(extra);
+        dtb(&args);
+    };
+    gen(&best, &["--fill", "best"]);
+    gen(&major, &[]);
+    gen(&v1, &["--format-version", "1"]);
+    let reports = repack_dir(
+        v1.as_ref(),
+        repacked.as_ref(),
+        E,
+        &options(Fill::Best),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(reports.len(), 23);
+    let threats: u64 = reports.iter().map(|r| r.threats).sum();
+    let (mut shorter, mut blocks) = (0, 0);
+    for r in &reports {
+        let name = table_file_name("english", r.material, ValueKind::Wld);
+        let at = |d: &str| std::path::Path::new(d).join(&name);
+        let (b, m) = (block_lengths(&at(&best)), block_lengths(&at(&major)));
+        assert_eq!(b.len(), m.len(), "{name}");
+        for (k, (x, y)) in b.iter().zip(&m).enumerate() {
+            assert!(
+                x <= y,
+                "{name} block {k}: {x} bytes with best, {y} with major"
+            );
+            shorter += usize::from(x < y);
+        }
+        blocks += b.len();
+        assert!(
+            std::fs::read(at(&best)).unwrap() == std::fs::read(at(&repacked)).unwrap(),
+            "{name}: gen --fill best differs from repack --fill best"
+        );
+    }
+    assert!(shorter > 0, "no block of {blocks} shorter");
+    let old = Tablebase::open(&v1, E).unwrap();
+    let new = Tablebase::open(&best, E).unwrap();
+    assert_eq!(assert_same_answers(&old, &new), threats);
+}

@@ -1110,10 +1110,20 @@ fn solve_wld(
         }
     }
     let threat_seconds = t2.elapsed().as_secs_f64();
-    fill_blocks(&mut v0, &cap0, size, WLD_BLOCK_LEN, Fill::Major);
+    let wld_path = plan.path(m, ValueKind::Wld);
+    let fill = |v: &mut [u64], dc: &[u64]| {
+        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|source| {
+            WriteError::Compress {
+                path: wld_path.clone(),
+                block: 0,
+                source,
+            }
+        })
+    };
+    fill(&mut v0, &cap0)?;
     drop(cap0);
     if !symmetric {
-        fill_blocks(&mut v1, &cap1, size, WLD_BLOCK_LEN, Fill::Major);
+        fill(&mut v1, &cap1)?;
     }
     drop(cap1);
     let mut header = header_of(

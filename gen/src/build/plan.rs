@@ -49,6 +49,8 @@ pub struct Plan {
     pub(crate) slices: Vec<Material>,
     /// zstd settings of the files ([`ZSTD`] by default).
     pub(crate) zstd: CompressionParams,
+    /// How WLD files fill their "don't care" positions (default [`Fill::Major`]).
+    pub(crate) fill: Fill,
     /// Write WLD files only, and keep solved slices in memory as outcomes (2 bits a position
     /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
     /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
@@ -130,6 +132,12 @@ impl Plan {
     /// These zstd settings for the files (default [`ZSTD`]).
     pub fn with_zstd(mut self, zstd: CompressionParams) -> Plan {
         self.zstd = zstd;
+        self
+    }
+
+    /// This fill of the "don't care" positions of WLD files (default [`Fill::Major`]).
+    pub fn with_fill(mut self, fill: Fill) -> Plan {
+        self.fill = fill;
         self
     }
 
@@ -223,6 +231,7 @@ impl Plan {
             out,
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd: ZSTD,
+            fill: Fill::Major,
             wld_only: false,
             memory: default_budget(),
             single: None,

@@ -97,3 +97,30 @@ fn parse_format_version(s: &str) -> Result<u32, String> {
         )),
     }
 }
+
+/// How WLD files fill their "don't care" positions (capture positions, and threat positions
+/// in version 3): values that readers never use, so only the file's bytes differ.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum FillArg {
+    /// The most common value among the block's other positions: fastest.
+    Major,
+    /// The value before, in index order (extends runs).
+    Prev,
+    /// The value after, in index order.
+    Next,
+    /// Per block, whichever of major, prev and next compresses smallest: 3.6% fewer bytes
+    /// on International 2-5 (docs/PERFORMANCE.md), each block compressed four times.
+    Best,
+}
+
+impl From<FillArg> for dtb_gen::repack::Fill {
+    fn from(a: FillArg) -> Self {
+        use dtb_gen::repack::Fill;
+        match a {
+            FillArg::Major => Fill::Major,
+            FillArg::Prev => Fill::Prev,
+            FillArg::Next => Fill::Next,
+            FillArg::Best => Fill::Best,
+        }
+    }
+}

@@ -13,7 +13,7 @@ use dtb_probe::Material;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::args::Set;
+use crate::args::{FillArg, Set};
 use crate::output::{bits_per_position, longest, StdoutError};
 
 #[derive(clap::Args, Debug)]
@@ -33,6 +33,11 @@ pub struct Args {
     /// clog chain log, hlog hash log). Any settings are readable by every prober.
     #[arg(long, value_name = "SPEC")]
     zstd: Option<CompressionParams>,
+    /// How WLD files fill their "don't care" positions (values readers never use: only the
+    /// bytes differ). best tries major, prev and next on each block and keeps the smallest:
+    /// smaller files, slower writing.
+    #[arg(long, value_enum, default_value_t = FillArg::Major)]
+    fill: FillArg,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
     /// finished slices would pass it reads the largest of them from their compressed
     /// table files (slower look-ups) instead of scratch files. Default: the free space
@@ -93,7 +98,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut plan = a
         .set
         .with_format_version(plan.with_wld_only(a.set.wld_only))?
-        .with_zstd(zstd);
+        .with_zstd(zstd)
+        .with_fill(a.fill.into());
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }

@@ -6,14 +6,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use clap::ValueEnum;
 use dtb_gen::build;
-use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+use dtb_gen::repack::{repack_dir, RepackOptions};
 use dtb_gen::write::CompressionParams;
 use dtb_probe::Rules;
 use serde_json::json;
 
-use crate::args::Variant;
+use crate::args::{FillArg, Variant};
 use crate::output::{bits_per_position, StdoutError};
 
 #[derive(clap::Args, Debug)]
@@ -29,8 +28,8 @@ pub struct Args {
     /// zstd settings, as for `dtb gen --zstd` (default: what `dtb gen` uses).
     #[arg(long, value_name = "SPEC")]
     zstd: Option<CompressionParams>,
-    /// How "don't care" positions are filled: major (the block's most common value) or
-    /// prev (the value before, extending runs).
+    /// How "don't care" positions are filled (the values readers never use; only the bytes
+    /// differ).
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
     /// Positions a block in the new files (a multiple of 64; default: the old files').
@@ -51,22 +50,11 @@ pub struct Args {
     json: bool,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum FillArg {
-    /// The most common value among the block's other positions.
-    Major,
-    /// The value before in index order.
-    Prev,
-}
-
 pub fn run(a: Args) -> Result<ExitCode> {
     let rules = a.variant.rules()?;
     let opts = RepackOptions {
         zstd: a.zstd.unwrap_or(build::ZSTD),
-        fill: match a.fill {
-            FillArg::Major => Fill::Major,
-            FillArg::Prev => Fill::Prev,
-        },
+        fill: a.fill.into(),
         block_len: a.block_len,
         check: !a.no_check,
         max_pieces: a.pieces,
