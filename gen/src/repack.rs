@@ -514,7 +514,7 @@ pub(crate) fn fill(w: &mut [u64], dc: &[u64], len: usize, how: Fill) {
 /// all worker threads.
 ///
 /// # Errors
-/// zstd's ([`Fill::Best`] only).
+/// zstd's ([`Fill::Best`] only), with the number of the block (within the side).
 pub(crate) fn fill_blocks(
     words: &mut [u64],
     dc: &[u64],
@@ -522,7 +522,7 @@ pub(crate) fn fill_blocks(
     block_len: u32,
     how: Fill,
     zstd: &CompressionParams,
-) -> std::io::Result<()> {
+) -> Result<(), (u32, std::io::Error)> {
     let bl = block_len as usize;
     debug_assert!(bl.is_multiple_of(64));
     words
@@ -537,6 +537,7 @@ pub(crate) fn fill_blocks(
                     Ok(f) => f.fill(w, d, len),
                     Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
                 }
+                .map_err(|e| (b as u32, e))
             },
         )
 }

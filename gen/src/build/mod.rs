@@ -1111,19 +1111,24 @@ fn solve_wld(
     }
     let threat_seconds = t2.elapsed().as_secs_f64();
     let wld_path = plan.path(m, ValueKind::Wld);
-    let fill = |v: &mut [u64], dc: &[u64]| {
-        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|source| {
+    // The file numbers the second side's blocks after the first's.
+    let fill = |v: &mut [u64], dc: &[u64], first_block: u32| {
+        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|(b, source)| {
             WriteError::Compress {
                 path: wld_path.clone(),
-                block: 0,
+                block: first_block + b,
                 source,
             }
         })
     };
-    fill(&mut v0, &cap0)?;
+    fill(&mut v0, &cap0, 0)?;
     drop(cap0);
     if !symmetric {
-        fill(&mut v1, &cap1)?;
+        fill(
+            &mut v1,
+            &cap1,
+            size.div_ceil(u64::from(WLD_BLOCK_LEN)) as u32,
+        )?;
     }
     drop(cap1);
     let mut header = header_of(
