@@ -18,11 +18,11 @@ use dtb_probe::{Material, Tablebase, Wld};
 use rayon::prelude::*;
 
 use crate::bitbase::spread;
-use crate::write::{write_packed_wld, CompressionParams};
+use crate::write::{packed_bytes, write_packed_wld, CompressionParams};
 
 /// How "don't care" positions (capture and threat positions) are filled before compression.
 /// Readers never look at these values, so every fill gives the same answers; they differ in
-/// bytes only (docs/PERFORMANCE.md, "Filling don't care positions").
+/// bytes only (docs/PERFORMANCE.md, session 15: `--fill best`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
     /// The most common value among the block's other positions (ties: draw, win, loss): what
@@ -71,14 +71,12 @@ impl Filler {
             fill(w, dc, len, self.how);
             return Ok(());
         };
-        let bytes = dtb_probe::internal::format::packed_len(2, len);
         let words = len.div_ceil(32);
         let mut best: Option<(usize, Vec<u64>)> = None;
         for how in BEST_OF {
             let mut x = w[..words].to_vec();
             fill(&mut x, dc, len, how);
-            let raw: Vec<u8> = x.iter().flat_map(|y| y.to_le_bytes()).take(bytes).collect();
-            let size = z.compress(&raw)?.len();
+            let size = z.compress(&packed_bytes(&x, len))?.len();
             if best.as_ref().is_none_or(|(b, _)| size < *b) {
                 best = Some((size, x));
             }
@@ -327,61 +325,63 @@ fn repack_slice(
         w.par_chunks_mut((chunk / 32) as usize)
             .zip(t.par_chunks_mut((chunk / 64) as usize))
             .enumerate()
-            .try_for_each(|(c, (w, t))| -> Result<(), RepackError> {
-                if !(c as u64).is_multiple_of(every) {
-                    return Ok(());
-                }
-                let lo = c as u64 * chunk;
-                let hi = (lo + chunk).min(n);
-                let mut men = MenCache::default();
-                let mut moves = Vec::with_capacity(16);
-                let mut dc = vec![0u64; t.len()];
-                let (mut caps, mut thr) = (0, 0);
-                let mut block: Option<(u32, std::sync::Arc<[u8]>)> = None;
-                for i in lo..hi {
-                    let (b, off) = h
-                        .block_of(side, i)
-                        .ok_or_else(|| RepackError::Invalid(format!("index {i} out of range")))?;
-                    let raw = match &block {
-                        Some((k, raw)) if *k == b => raw,
-                        _ => &block.insert((b, old.read_block(b)?)).1,
-                    };
-                    let code = u16::from(raw[off / 4] >> (2 * (off % 4)) & 3);
-                    let j = (i - lo) as usize;
-                    w[j / 32] |= u64::from(code) << (2 * (j % 32));
-                    let pos = ix.unindex_cached(i, color, &mut men);
-                    if has_capture(rules, &pos) {
-                        caps += 1;
-                        dc[j / 64] |= 1 << (j % 64);
-                    } else if is_threat_dont_care(rules, &pos, &mut moves) {
-                        thr += 1;
-                        dc[j / 64] |= 1 << (j % 64);
-                        t[j / 64] |= 1 << (j % 64);
+            .try_for_each_init(
+                || Filler::new(opts.fill, &opts.zstd),
+                |filler, (c, (w, t))| -> Result<(), RepackError> {
+                    if !(c as u64).is_multiple_of(every) {
+                        return Ok(());
                     }
-                }
-                captures.fetch_add(caps, Relaxed);
-                threats.fetch_add(thr, Relaxed);
-                let old_words = opts.estimate.map(|_| w.to_vec());
-                Filler::new(opts.fill, &opts.zstd)
-                    .and_then(|mut f| f.fill(w, &dc, (hi - lo) as usize))
+                    let lo = c as u64 * chunk;
+                    let hi = (lo + chunk).min(n);
+                    let mut men = MenCache::default();
+                    let mut moves = Vec::with_capacity(16);
+                    let mut dc = vec![0u64; t.len()];
+                    let (mut caps, mut thr) = (0, 0);
+                    let mut block: Option<(u32, std::sync::Arc<[u8]>)> = None;
+                    for i in lo..hi {
+                        let (b, off) = h.block_of(side, i).ok_or_else(|| {
+                            RepackError::Invalid(format!("index {i} out of range"))
+                        })?;
+                        let raw = match &block {
+                            Some((k, raw)) if *k == b => raw,
+                            _ => &block.insert((b, old.read_block(b)?)).1,
+                        };
+                        let code = u16::from(raw[off / 4] >> (2 * (off % 4)) & 3);
+                        let j = (i - lo) as usize;
+                        w[j / 32] |= u64::from(code) << (2 * (j % 32));
+                        let pos = ix.unindex_cached(i, color, &mut men);
+                        if has_capture(rules, &pos) {
+                            caps += 1;
+                            dc[j / 64] |= 1 << (j % 64);
+                        } else if is_threat_dont_care(rules, &pos, &mut moves) {
+                            thr += 1;
+                            dc[j / 64] |= 1 << (j % 64);
+                            t[j / 64] |= 1 << (j % 64);
+                        }
+                    }
+                    captures.fetch_add(caps, Relaxed);
+                    threats.fetch_add(thr, Relaxed);
+                    let old_words = opts.estimate.map(|_| w.to_vec());
+                    match filler {
+                        Ok(f) => f.fill(w, &dc, (hi - lo) as usize),
+                        Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+                    }
                     .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                if let Some(old_words) = old_words {
-                    let len = dtb_probe::internal::format::packed_len(2, (hi - lo) as usize);
-                    let mut z = opts
-                        .zstd
-                        .compressor()
-                        .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                    for (k, words) in [&old_words[..], &w[..]].into_iter().enumerate() {
-                        let mut raw: Vec<u8> = words.iter().flat_map(|x| x.to_le_bytes()).collect();
-                        raw.truncate(len);
-                        let c = z
-                            .compress(&raw)
+                    if let Some(old_words) = old_words {
+                        let mut z = opts
+                            .zstd
+                            .compressor()
                             .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                        sampled[k].fetch_add(c.len() as u64, Relaxed);
+                        for (k, words) in [&old_words[..], &w[..]].into_iter().enumerate() {
+                            let c = z
+                                .compress(&packed_bytes(words, (hi - lo) as usize))
+                                .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
+                            sampled[k].fetch_add(c.len() as u64, Relaxed);
+                        }
                     }
-                }
-                Ok(())
-            })?;
+                    Ok(())
+                },
+            )?;
         words.push(w);
         threat_masks.push(t);
     }

@@ -339,8 +339,7 @@ impl Payload<'_> {
             Payload::Packed(sides) => {
                 // `block_len` is a multiple of 32 (checked), so a block is whole words.
                 let words = &sides[side][lo / 32..hi.div_ceil(32)];
-                let mut out: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-                out.truncate(dtb_probe::internal::format::packed_len(2, hi - lo));
+                let out = packed_bytes(words, hi - lo);
                 if let Some(k) = words.iter().position(|w| w & (w >> 1) & EVEN_BITS != 0) {
                     return Err(FormatError::Invalid(format!(
                         "a 2-bit code 3 in word {} of the block",
@@ -351,6 +350,16 @@ impl Payload<'_> {
             }
         }
     }
+}
+
+/// The bytes of the first `values` 2-bit values of `words` (32 a word, little-endian), as a
+/// block of a WLD file stores them before compression.
+pub(crate) fn packed_bytes(words: &[u64], values: usize) -> Vec<u8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(dtb_probe::internal::format::packed_len(2, values))
+        .collect()
 }
 
 /// The low bit of every 2-bit field of a word.
