@@ -456,6 +456,23 @@ fn best_fill_is_never_longer_and_answers_the_same() {
         );
     }
     assert!(shorter > 0, "no block of {blocks} shorter");
+    // A full build (WLD and DTW) has no choice of fill: refused, nothing written.
+    let out = Command::new(dtb_tests::dtb_binary())
+        .args([
+            "gen",
+            "--pieces",
+            "2",
+            "--fill",
+            "best",
+            "--out",
+            &dir("full"),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("--fill best: only WLD-only builds"), "{err}");
+    assert!(!tmp.path().join("full").join("english-0101.wld").exists());
     let old = Tablebase::open(&v1, E).unwrap();
     let new = Tablebase::open(&best, E).unwrap();
     assert_eq!(assert_same_answers(&old, &new), threats);

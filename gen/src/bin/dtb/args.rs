@@ -113,6 +113,15 @@ pub enum FillArg {
     Best,
 }
 
+impl FillArg {
+    /// The name on the command line.
+    pub fn name(self) -> String {
+        use clap::ValueEnum;
+        self.to_possible_value()
+            .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
+    }
+}
+
 impl From<FillArg> for dtb_gen::repack::Fill {
     fn from(a: FillArg) -> Self {
         use dtb_gen::repack::Fill;

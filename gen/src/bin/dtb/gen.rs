@@ -35,7 +35,7 @@ pub struct Args {
     zstd: Option<CompressionParams>,
     /// How WLD files fill their "don't care" positions (values readers never use: only the
     /// bytes differ). best tries major, prev and next on each block and keeps the smallest:
-    /// smaller files, slower writing.
+    /// smaller files, slower writing. WLD-only builds (--wld-only) only.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
@@ -95,6 +95,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
+    if !a.set.wld_only && !matches!(a.fill, FillArg::Major) {
+        anyhow::bail!(
+            "--fill {}: only WLD-only builds (--wld-only) choose the fill; a full build fills \
+             its WLD files by major",
+            a.fill.name()
+        );
+    }
     let mut plan = a
         .set
         .with_format_version(plan.with_wld_only(a.set.wld_only))?
