@@ -147,8 +147,40 @@ impl Dtw {
 
 struct Entry {
     path: PathBuf,
-    table: OnceLock<Result<TableFile, ProbeError>>,
+    table: OnceLock<Result<Opened, ProbeError>>,
 }
+
+/// An opened table and its slice's index, made once (every look-up needs both).
+struct Opened {
+    file: TableFile,
+    index: SliceIndex,
+}
+
+/// The hasher of the table map's keys (a material and a value kind: five small numbers).
+/// The map is read on every look-up of a probe, and SipHash, the default, cost about 8% of
+/// a cached International threat probe (docs/PERFORMANCE.md, session 16); the keys come
+/// from file names and probed positions, not from a peer that could choose collisions.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        // SplitMix64's finalizer: every bit of the packed key reaches the low bits (the
+        // bucket) and the high ones (the map's tags).
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+type TableMap = HashMap<(Material, ValueKind), Entry, std::hash::BuildHasherDefault<KeyHasher>>;
 
 /// The tables of one variant found in one or more directories. Files are only listed when a
 /// directory is added and opened (memory-mapped, header checked) on first use; probes take
@@ -158,7 +190,7 @@ pub struct Tablebase {
     /// `rules.id()`, compared with every probed position's.
     rules_id: RulesId,
     cache: Arc<BlockCache>,
-    tables: HashMap<(Material, ValueKind), Entry>,
+    tables: TableMap,
 }
 
 impl std::fmt::Debug for Tablebase {
@@ -223,7 +255,7 @@ impl Tablebase {
             rules_id: rules.id(),
             rules,
             cache: Arc::new(BlockCache::new(bytes)),
-            tables: HashMap::new(),
+            tables: TableMap::default(),
         }
     }
 
@@ -321,6 +353,16 @@ impl Tablebase {
                 pieces: material.pieces(),
                 reached: Reached::Asked,
             })?;
+        self.opened(entry, material, kind).map(|o| &o.file)
+    }
+
+    /// The opened table and index of `entry` (opening it on first use).
+    fn opened<'a>(
+        &self,
+        entry: &'a Entry,
+        material: Material,
+        kind: ValueKind,
+    ) -> Result<&'a Opened, ProbeError> {
         entry
             .table
             .get_or_init(|| self.open_table(&entry.path, material, kind))
@@ -333,7 +375,7 @@ impl Tablebase {
         path: &Path,
         material: Material,
         kind: ValueKind,
-    ) -> Result<TableFile, ProbeError> {
+    ) -> Result<Opened, ProbeError> {
         let t = TableFile::open(path, self.cache.clone())
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
         let what = t.header().mismatch(&self.rules, material, kind);
@@ -343,7 +385,12 @@ impl Tablebase {
                 what,
             });
         }
-        Ok(t)
+        // The header's material is the slice's, checked against the rules' board above
+        // (its size is that slice's index size), so the index can be made.
+        Ok(Opened {
+            file: t,
+            index: SliceIndex::new(material, self.rules.geometry()),
+        })
     }
 
     fn check(&self, pos: &Position) -> Result<(), ProbeError> {
@@ -655,19 +702,20 @@ impl<'a> Source<'a> {
 }
 
 impl Source<'_> {
-    /// The table of `material` (in cache-only mode only if it is open already).
-    fn table_of(&self, material: Material) -> Result<&TableFile, Miss> {
+    /// The table of `material` and its index (in cache-only mode only if it is open
+    /// already).
+    fn table_of(&self, material: Material) -> Result<&Opened, Miss> {
+        let entry = self
+            .tb
+            .tables
+            .get(&(material, self.kind))
+            .ok_or(ProbeError::MissingTable {
+                material,
+                kind: self.kind,
+                pieces: material.pieces(),
+                reached: Reached::Asked,
+            })?;
         Ok(if self.mode.cache_only {
-            let entry =
-                self.tb
-                    .tables
-                    .get(&(material, self.kind))
-                    .ok_or(ProbeError::MissingTable {
-                        material,
-                        kind: self.kind,
-                        pieces: material.pieces(),
-                        reached: Reached::Asked,
-                    })?;
             match entry.table.get() {
                 None => {
                     self.tb.cache.count_not_cached();
@@ -676,7 +724,7 @@ impl Source<'_> {
                 Some(t) => t.as_ref().map_err(|e| Miss::Error(e.clone()))?,
             }
         } else {
-            self.tb.table(material, self.kind)?
+            self.tb.opened(entry, material, self.kind)?
         })
     }
 }
@@ -686,13 +734,13 @@ impl ValueSource for Source<'_> {
 
     fn threats_dont_care(&self, pos: &Position) -> Result<bool, Miss> {
         Ok(self.kind == ValueKind::Wld
-            && self.table_of(pos.material())?.header().version == FORMAT_VERSION_THREAT)
+            && self.table_of(pos.material())?.file.header().version == FORMAT_VERSION_THREAT)
     }
 
     fn stored(&self, pos: &Position) -> Result<Code, Miss> {
         let material = pos.material();
-        let table = self.table_of(material)?;
-        let index = SliceIndex::new(material, self.tb.rules.geometry()).index(pos);
+        let Opened { file: table, index } = self.table_of(material)?;
+        let index = index.index(pos);
         let side = match pos.side_to_move() {
             Color::White => 0,
             Color::Black => 1,

@@ -264,7 +264,9 @@ fn has_threat(rules: &Rules, pos: &Position) -> bool {
 /// that a one-ply search from `pos` reads only stored values that are true. `moves` is
 /// scratch space; on `true` it holds the quiet moves of `pos`.
 ///
-/// The generator and the prober both decide "don't care" by this function alone.
+/// The generator decides "don't care" by this function alone; the prober by the same three
+/// rules, tested together with its one-ply search (`threat_search`); the tests compare every
+/// answer of version 3 files with version 1 ones over whole slices.
 pub fn is_threat_dont_care(rules: &Rules, pos: &Position, moves: &mut Vec<Move>) -> bool {
     if !rules.capture_compulsory || has_capture(rules, pos) || !has_threat(rules, pos) {
         return false;
@@ -320,15 +322,21 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
         }
         let n = normalize(rules, pos);
         if has_threat(rules, pos) && src.threats_dont_care(&n)? {
-            let mut moves = Vec::with_capacity(16);
-            if is_threat_dont_care(rules, pos, &mut moves) {
-                return one_ply(rules, src, pos, &moves);
+            if let Some(v) = threat_search(rules, src, pos)? {
+                return Ok(v);
             }
         }
         return src.stored(&n);
     }
+    searched(rules, src, pos)
+}
+
+/// [`resolve`] of a position whose side to move has a piece and, under compulsory capture,
+/// a capture: a search over its moves (under free capture, its stored value when it has a
+/// quiet move).
+fn searched<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<Code, S::Error> {
     if rules.capture_compulsory {
-        // Here the side to move has a capture. Most are single jumps: no move list needed.
+        // Most are single jumps: no move list needed.
         let mut after = Vec::with_capacity(8);
         if single_jumps(rules, pos, &mut after) {
             let mut best = Best::default();
@@ -353,23 +361,49 @@ pub fn resolve<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result
     src.stored(&normalize(rules, pos))
 }
 
-/// The value of threat position `pos` ([`is_threat_dont_care`]) from its quiet moves
-/// `moves`: the best of their successors' values, each a capture position (searched) or a
-/// stored, true value. Only WLD tables leave threat positions "don't care", where every win
-/// is as good as another, so the search stops at the first winning move.
-fn one_ply<S: ValueSource>(
+/// The value of a threat candidate `pos` (compulsory capture; its side to move has a quiet
+/// move and no capture, its side not to move has a capture) from a table that leaves threat
+/// positions "don't care": `None` when `pos` is not a threat position (a quiet move breaks
+/// rule 3 of [`is_threat_dont_care`], so its stored value is true), else the best of its
+/// quiet moves' successors, each a capture position (searched) or a position whose stored
+/// value is true. Rule 3 is tested on every move before any value is read, and what it
+/// learns of each successor (whether its side to move must capture) is kept for the search,
+/// so no capture test is made twice. Only WLD tables leave threat positions "don't care",
+/// where every win is as good as another: the search stops at the first winning move.
+fn threat_search<S: ValueSource>(
     rules: &Rules,
     src: &S,
     pos: &Position,
-    moves: &[Move],
-) -> Result<Code, S::Error> {
+) -> Result<Option<Code>, S::Error> {
+    let me = pos.side_to_move();
+    let mut moves = Vec::with_capacity(16);
+    quiet_moves(rules, pos, &mut moves);
+    let mut succ = Vec::with_capacity(moves.len());
+    for m in &moves {
+        let q = m.apply_unchecked(pos);
+        let capture = has_capture(rules, &q);
+        if !capture && has_capture(rules, &q.with_side_to_move(me)) {
+            return Ok(None);
+        }
+        succ.push((q, capture));
+    }
+    if succ.is_empty() {
+        return Ok(None);
+    }
     let mut best = Best::default();
-    for m in moves {
-        if best.offer(resolve(rules, src, &m.apply_unchecked(pos))?)
-            && best.value().wld() == Wld::Win
-        {
+    for (q, capture) in &succ {
+        let v = if *capture {
+            searched(rules, src, q)?
+        } else if !has_quiet_move(rules, q) {
+            // Neither side can capture in `q`, so it is no threat position: its side to
+            // move is blocked, or its stored value is true.
+            blocked_code(rules, q)
+        } else {
+            src.stored(&normalize(rules, q))?
+        };
+        if best.offer(v) && best.value().wld() == Wld::Win {
             break;
         }
     }
-    Ok(best.value())
+    Ok(Some(best.value()))
 }
