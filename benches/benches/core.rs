@@ -11,6 +11,9 @@
 //! - `probe_threat`: WLD probes of plain quiet positions and of threat positions through the
 //!   2-4 tables in format version 1 and repacked in version 3 (threat positions answered by
 //!   a one-ply search), cached and uncached.
+//! - `probe_international`: the same kinds of WLD probe (plain quiet, threat, capture) on
+//!   International 2-4 version 3 tables (flying kings: far more moves to search), cached
+//!   and uncached; the one group not in English rules.
 //!
 //! Every position set is made deterministically by unindexing pseudo-random indices (a fixed
 //! seed), so runs compare. Throughput is in positions (perft: leaf nodes; solve: positions
@@ -447,12 +450,101 @@ fn bench_threat(c: &mut Criterion) {
     g.finish();
 }
 
+/// International WLD probes (`probe_international`): 2-4 piece tables of a WLD-only build
+/// (format version 3, what `dtb gen --variant international --wld-only` writes), probed for
+/// 4-piece positions split into plain quiet, threat (a one-ply search over every quiet move
+/// of flying kings) and capture positions, with a 64 MiB cache holding every block and with
+/// a 0-byte one (as in `probe_threat`).
+fn bench_international(c: &mut Criterion) {
+    use dtb_probe::internal::value::is_threat_dont_care;
+    let rules = Rules::INTERNATIONAL;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let plan = Plan::new(rules, 4, dir.path())
+        .expect("plan")
+        .with_wld_only(true);
+    build::run(&plan, &Quiet).expect("build International 2-4 piece tables");
+    let mut rng = SplitMix64(8);
+    let mut all = Vec::new();
+    for m in Material::solve_order(4, 20)
+        .into_iter()
+        .filter(|m| m.pieces() == 4 && m.white() > 0 && m.black() > 0)
+        .flat_map(|m| [m, m.mirror()])
+    {
+        let ix = SliceIndex::new(m, rules.geometry());
+        for k in 0..256 {
+            let side = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            all.push(ix.unindex(rng.below(ix.size()), side));
+        }
+    }
+    for i in (1..all.len()).rev() {
+        all.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let mut moves = Vec::new();
+    let (mut plain, mut threat, mut capture) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &all {
+        legal_moves(&rules, p, Counting::Unique, &mut moves);
+        match moves.first().map(Move::is_capture) {
+            Some(true) => capture.push(*p),
+            Some(false) if is_threat_dont_care(&rules, p, &mut moves) => threat.push(*p),
+            Some(false) => plain.push(*p),
+            None => {}
+        }
+    }
+    const SET: usize = 256;
+    eprintln!(
+        "probe_international positions: {} plain quiet, {} threat, {} capture; sets of {SET}",
+        plain.len(),
+        threat.len(),
+        capture.len()
+    );
+    let open = |bytes: usize| {
+        let mut tb = Tablebase::with_cache_bytes(rules, bytes);
+        tb.add_directory(dir.path()).expect("open tables");
+        tb
+    };
+    let (warm, cold) = (open(64 << 20), open(0));
+    let mut g = c.benchmark_group("probe_international");
+    g.throughput(Throughput::Elements(SET as u64));
+    for (kind, set) in [
+        ("quiet", &plain),
+        ("threat", &threat),
+        ("capture", &capture),
+    ] {
+        assert!(
+            set.len() >= 2 * SET,
+            "too few {kind} positions: {}",
+            set.len()
+        );
+        let (hot, cold_set) = (&set[..SET], &set[SET..2 * SET]);
+        for p in hot.iter().chain(cold_set) {
+            warm.probe_wld(p).expect("probe");
+        }
+        for (cache, tb, set) in [("cached", &warm, hot), ("uncached", &cold, cold_set)] {
+            g.bench_function(format!("wld/{kind}/{cache}"), |b| {
+                b.iter(|| {
+                    let mut wins = 0u32;
+                    for p in set {
+                        wins += (tb.probe_wld(black_box(p)).expect("probe") == dtb_probe::Wld::Win)
+                            as u32;
+                    }
+                    wins
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = bench_movegen, bench_index, bench_solve, bench_probe, bench_threat
+    targets = bench_movegen, bench_index, bench_solve, bench_probe, bench_threat, bench_international
 }
 criterion_main!(benches);
