@@ -12,6 +12,7 @@ use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 
 use crate::build::{Plan, OVERHEAD_BYTES};
+use crate::repack::Fill;
 
 /// One unit of work: a slice, built alone from the finished slices it reads.
 #[derive(Clone, Debug)]
@@ -137,7 +138,7 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{}{} --threads {cpus} --memory {mib}M",
         shell_word(&plan.rules.spec()),
         u.material,
         if plan.wld_only { " --wld-only" } else { "" },
@@ -146,6 +147,12 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
             " --format-version 1"
         } else {
             ""
+        },
+        // Major is the default fill: only another is asked for.
+        if plan.fill == Fill::Major {
+            String::new()
+        } else {
+            format!(" --fill {}", plan.fill.name())
         },
     )
 }
@@ -417,6 +424,34 @@ mod tests {
             !p.out.exists(),
             "a refused forecast plan created its directory"
         );
+    }
+
+    /// A WLD-only plan's jobs fill as the plan says (`dtb plan --fill best`): every job's
+    /// `dtb gen` is told, in the Makefile and the Slurm script alike; the default fill,
+    /// major, is left to `dtb gen`'s own default.
+    #[test]
+    fn jobs_fill_as_the_plan_says() {
+        let speed = Speed {
+            cpus: 2,
+            per_core: 8e6,
+        };
+        for (fill, want) in [(Fill::Major, None), (Fill::Best, Some(" --fill best"))] {
+            let plan = Plan::new(Rules::ENGLISH, 4, "/nonexistent")
+                .unwrap()
+                .with_wld_only(true)
+                .with_fill(fill);
+            let list = units(&plan, speed);
+            let make = makefile(&plan, &list, 2, "dtb");
+            let slurm = slurm_script(&plan, &list, 2, "dtb", &SlurmOptions::default());
+            for u in &list {
+                let args = gen_args(&plan, u, 2);
+                assert!(make.contains(&args) && slurm.contains(&args), "{args}");
+                match want {
+                    Some(w) => assert!(args.contains(w), "{args}"),
+                    None => assert!(!args.contains("--fill"), "{args}"),
+                }
+            }
+        }
     }
 
     #[test]

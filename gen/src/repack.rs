@@ -39,6 +39,18 @@ pub enum Fill {
     Best,
 }
 
+impl Fill {
+    /// The fill's name on the command line (`dtb gen --fill NAME`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fill::Major => "major",
+            Fill::Prev => "prev",
+            Fill::Next => "next",
+            Fill::Best => "best",
+        }
+    }
+}
+
 /// The fills that [`Fill::Best`] tries, in order of preference on ties.
 pub const BEST_OF: [Fill; 3] = [Fill::Major, Fill::Prev, Fill::Next];
 

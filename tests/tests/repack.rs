@@ -477,3 +477,45 @@ fn best_fill_is_never_longer_and_answers_the_same() {
     let new = Tablebase::open(&best, E).unwrap();
     assert_eq!(assert_same_answers(&old, &new), threats);
 }
+
+/// `dtb plan --fill best` hands the fill to every job's `dtb gen` (a cluster build writes
+/// the bytes a one-machine `dtb gen --fill best` writes); a plan that is not WLD-only has
+/// no choice of fill and is refused, printing no plan.
+#[test]
+fn plan_hands_the_fill_to_its_jobs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t").to_string_lossy().into_owned();
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["plan", "--pieces", "3", "--emit", "make", "--out", &out];
+        args.extend_from_slice(extra);
+        Command::new(dtb_tests::dtb_binary())
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let best = plan(&["--wld-only", "--fill", "best"]);
+    let text = String::from_utf8_lossy(&best.stdout);
+    assert!(
+        best.status.success(),
+        "{}",
+        String::from_utf8_lossy(&best.stderr)
+    );
+    let jobs = text
+        .lines()
+        .filter(|l| l.contains(" gen --variant"))
+        .count();
+    assert!(jobs > 0, "{text}");
+    assert_eq!(
+        text.lines().filter(|l| l.contains(" --fill best ")).count(),
+        jobs,
+        "{text}"
+    );
+    let major = plan(&["--wld-only"]);
+    assert!(major.status.success());
+    assert!(!String::from_utf8_lossy(&major.stdout).contains("--fill"));
+    let full = plan(&["--fill", "best"]);
+    let err = String::from_utf8_lossy(&full.stderr);
+    assert!(!full.status.success(), "{err}");
+    assert!(err.contains("--fill best: only WLD-only plans"), "{err}");
+    assert!(full.stdout.is_empty());
+}

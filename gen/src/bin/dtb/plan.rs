@@ -9,7 +9,7 @@ use clap::ValueEnum;
 use dtb_gen::build::{self, Plan};
 use dtb_gen::plan::{self as units, SlurmOptions, Speed};
 
-use crate::args::Set;
+use crate::args::{FillArg, Set};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -40,6 +40,10 @@ pub struct Args {
     /// A further sbatch argument (repeatable), e.g. --sbatch-arg=--qos=long.
     #[arg(long, allow_hyphen_values = true)]
     sbatch_arg: Vec<String>,
+    /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`
+    /// (WLD-only plans only).
+    #[arg(long, value_enum, default_value_t = FillArg::Major)]
+    fill: FillArg,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -66,7 +70,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
             build::MAX_PIECES
         );
     }
-    let plan = Plan::for_forecast(rules, pieces, &a.set.out)?.with_wld_only(a.set.wld_only);
+    if !a.set.wld_only && !matches!(a.fill, FillArg::Major) {
+        bail!(
+            "--fill {}: only WLD-only plans (--wld-only) choose the fill; a full build fills \
+             its WLD files by major",
+            a.fill.name()
+        );
+    }
+    let plan = Plan::for_forecast(rules, pieces, &a.set.out)?
+        .with_wld_only(a.set.wld_only)
+        .with_fill(a.fill.into());
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
