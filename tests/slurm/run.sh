@@ -38,6 +38,9 @@ if [ -z "${DTB:-}" ]; then
   DTB=$PWD/target/release/dtb
 fi
 DTB=$(realpath "$DTB")
+# The submission script takes DTB from its environment when set, over the program the plan
+# names; a DTB given to this test must not reach it, or the jobs bypass the slow wrapper.
+export -n DTB
 
 WORK=$(mktemp -d /tmp/dtb-slurm-test.XXXXXX)
 PIDS=()
