@@ -188,7 +188,8 @@ pub struct RepackOptions {
     /// Only the slices of at most this many pieces.
     pub max_pieces: Option<u32>,
     /// Write nothing: estimate each slice's new size from every Nth block (old and new
-    /// values of the block compressed alike; the slice's bytes scaled by their ratio).
+    /// values of the block compressed alike; the slice's bytes scaled by their ratio). Not
+    /// with a `block_len` other than the old files': refused, as the ratio cannot show it.
     pub estimate: Option<u32>,
 }
 
@@ -317,6 +318,14 @@ fn repack_slice(
         return Err(RepackError::Invalid(format!(
             "{}: blocks of {chunk} positions; give a block length (a multiple of 64)",
             old.path().display()
+        )));
+    }
+    if opts.estimate.is_some() && chunk != u64::from(h.block_len) {
+        return Err(RepackError::Invalid(format!(
+            "{}: an estimate compares fills at one block length and cannot judge blocks of \
+             {chunk} positions instead of {}: repack without an estimate",
+            old.path().display(),
+            h.block_len
         )));
     }
     let captures = AtomicU64::new(0);

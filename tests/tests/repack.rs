@@ -352,6 +352,15 @@ fn prev_fill_and_refusals() {
     o.block_len = Some(100);
     let e = repack_dir(english4(), out.path(), E, &o, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("multiple of 64"), "{e}");
+    // An estimate at a new block length is refused, not guessed from the old length's ratio.
+    o.block_len = Some(1 << 17);
+    o.estimate = Some(4);
+    let empty = tempfile::tempdir().unwrap();
+    let e = repack_dir(english4(), empty.path(), E, &o, &mut |_| {}).unwrap_err();
+    assert!(
+        e.to_string().contains("cannot judge blocks of 131072"),
+        "{e}"
+    );
 }
 
 /// A repack stopped and run again keeps the slices it finished: run twice into the same
@@ -513,6 +522,19 @@ fn plan_hands_the_fill_to_its_jobs() {
     let major = plan(&["--wld-only"]);
     assert!(major.status.success());
     assert!(!String::from_utf8_lossy(&major.stdout).contains("--fill"));
+    // An estimate cannot judge a new block length (`dtb repack --estimate` scales the
+    // old file by a ratio taken at one length): refused before any work.
+    let est = Command::new(dtb_tests::dtb_binary())
+        .args(["repack", "--from", &out, "--out", &out, "--estimate", "4"])
+        .args(["--block-len", "131072"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&est.stderr);
+    assert!(!est.status.success(), "{err}");
+    assert!(
+        err.contains("--estimate") && err.contains("--block-len"),
+        "{err}"
+    );
     let full = plan(&["--fill", "best"]);
     let err = String::from_utf8_lossy(&full.stderr);
     assert!(!full.status.success(), "{err}");

@@ -42,8 +42,10 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=10))]
     pieces: Option<u32>,
     /// Write nothing: estimate each slice's new size from every Nth block (for sets too
-    /// large to repack in the time at hand).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    /// large to repack in the time at hand). Not with --block-len: the estimate scales the
+    /// old file by old and new values compressed at one block length, so it cannot judge
+    /// a change of length.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "block_len")]
     estimate: Option<u32>,
     /// One JSON object per slice and a summary.
     #[arg(long)]
