@@ -434,19 +434,26 @@ pub fn has_capture(rules: &Rules, pos: &Position) -> bool {
     if rules.kings != KingRange::Flying {
         return Dir::ALL.iter().any(|&d| jumps(kings, opp, d));
     }
-    // A flying king first slides along empty squares: `hit` gathers, per direction, the
-    // first occupied square of each king's diagonal where it holds an enemy piece.
-    Dir::ALL.iter().any(|&d| {
-        let mut at = g.step_set(kings, d);
-        let mut hit = at & opp;
-        let mut sliding = at & empty;
-        while sliding != 0 {
-            at = g.step_set(sliding, d);
-            hit |= at & opp;
-            sliding = at & empty;
+    // A flying king first slides along empty squares to the first occupied square of each
+    // diagonal (a ray table and a bit scan, [`Geometry::slide`]); it captures when that
+    // square holds an enemy piece with an empty square just beyond. Endgames hold few kings,
+    // so this goes king by king (it was all kings at once, a step per square slid).
+    let occ = pos.occupied();
+    let mut each = kings;
+    while each != 0 {
+        let sq = each.trailing_zeros() as u8;
+        each &= each - 1;
+        for d in Dir::ALL {
+            let (_, first) = g.slide(sq, d, occ);
+            if first != NONE && opp >> first & 1 != 0 {
+                let beyond = g.step(first, d);
+                if beyond != NONE && empty >> beyond & 1 != 0 {
+                    return true;
+                }
+            }
         }
-        g.step_set(hit, d) & empty != 0
-    })
+    }
+    false
 }
 
 /// The positions after each capture of the side to move, when every capture is a single
