@@ -283,10 +283,24 @@ pub fn threat_moves_all_safe(rules: &Rules, pos: &Position, moves: &mut Vec<Move
     moves.clear();
     quiet_moves(rules, pos, moves);
     !moves.is_empty()
-        && moves.iter().all(|m| {
-            let q = m.apply_unchecked(pos);
-            has_capture(rules, &q) || !has_capture(rules, &q.with_side_to_move(me))
-        })
+        && moves
+            .iter()
+            .all(|m| safe_successor(rules, &m.apply_unchecked(pos), me).is_some())
+}
+
+/// Rule 3 of [`is_threat_dont_care`] for one quiet successor `q` of a position whose side
+/// to move was `me`: `Some(true)` when `q`'s side to move must capture (a capture
+/// position), `Some(false)` when neither side can capture in `q` (not a threat position),
+/// `None` when `q` breaks the rule (its side to move has no capture, `me` has one).
+#[inline]
+fn safe_successor(rules: &Rules, q: &Position, me: Color) -> Option<bool> {
+    if has_capture(rules, q) {
+        Some(true)
+    } else if has_capture(rules, &q.with_side_to_move(me)) {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// The canonical form of a position for table look-up: its material is canonical, and for a
@@ -381,10 +395,9 @@ fn threat_search<S: ValueSource>(
     let mut succ = Vec::with_capacity(moves.len());
     for m in &moves {
         let q = m.apply_unchecked(pos);
-        let capture = has_capture(rules, &q);
-        if !capture && has_capture(rules, &q.with_side_to_move(me)) {
+        let Some(capture) = safe_successor(rules, &q, me) else {
             return Ok(None);
-        }
+        };
         succ.push((q, capture));
     }
     if succ.is_empty() {
