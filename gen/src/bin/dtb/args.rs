@@ -114,11 +114,10 @@ pub enum FillArg {
 }
 
 impl FillArg {
-    /// The name on the command line.
-    pub fn name(self) -> String {
-        use clap::ValueEnum;
-        self.to_possible_value()
-            .map_or_else(|| format!("{self:?}"), |v| v.get_name().to_string())
+    /// The name on the command line: the library's ([`dtb_gen::repack::Fill::name`]), the
+    /// one `dtb plan` writes into its jobs.
+    pub fn name(self) -> &'static str {
+        dtb_gen::repack::Fill::from(self).name()
     }
 }
 
@@ -130,6 +129,22 @@ impl From<FillArg> for dtb_gen::repack::Fill {
             FillArg::Prev => Fill::Prev,
             FillArg::Next => Fill::Next,
             FillArg::Best => Fill::Best,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FillArg;
+    use clap::ValueEnum;
+
+    /// The name clap accepts for each fill is the one the library writes into `dtb plan`'s
+    /// jobs ([`FillArg::name`]), so a planned job parses.
+    #[test]
+    fn fill_names_are_the_ones_clap_accepts() {
+        for f in FillArg::value_variants() {
+            let v = f.to_possible_value().expect("every fill has a name");
+            assert_eq!(v.get_name(), f.name());
         }
     }
 }
