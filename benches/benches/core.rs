@@ -52,12 +52,17 @@ fn material(digits: &str) -> Material {
 }
 
 /// `per_slice` positions of each slice, from pseudo-random indices, the side to move
-/// alternating.
+/// alternating (English rules: [`sample_in`]).
 fn sample(slices: &[Material], per_slice: usize, seed: u64) -> Vec<Position> {
+    sample_in(&RULES, slices, per_slice, seed)
+}
+
+/// [`sample`] under `rules`.
+fn sample_in(rules: &Rules, slices: &[Material], per_slice: usize, seed: u64) -> Vec<Position> {
     let mut rng = SplitMix64(seed);
     let mut out = Vec::with_capacity(slices.len() * per_slice);
     for &m in slices {
-        let ix = SliceIndex::new(m, RULES.geometry());
+        let ix = SliceIndex::new(m, rules.geometry());
         for k in 0..per_slice {
             let side = if k % 2 == 0 {
                 Color::White
@@ -71,12 +76,17 @@ fn sample(slices: &[Material], per_slice: usize, seed: u64) -> Vec<Position> {
 }
 
 /// Split positions into (quiet, capture): whether the side to move must capture. Positions
-/// without a legal move (game over) go to neither.
+/// without a legal move (game over) go to neither (English rules: [`split_by_capture_in`]).
 fn split_by_capture(positions: &[Position]) -> (Vec<Position>, Vec<Position>) {
+    split_by_capture_in(&RULES, positions)
+}
+
+/// [`split_by_capture`] under `rules`.
+fn split_by_capture_in(rules: &Rules, positions: &[Position]) -> (Vec<Position>, Vec<Position>) {
     let mut moves = Vec::new();
     let (mut quiet, mut capture) = (Vec::new(), Vec::new());
     for p in positions {
-        legal_moves(&RULES, p, Counting::Unique, &mut moves);
+        legal_moves(rules, p, Counting::Unique, &mut moves);
         match moves.first() {
             Some(m) if m.is_capture() => capture.push(*p),
             Some(_) => quiet.push(*p),
@@ -463,37 +473,21 @@ fn bench_international(c: &mut Criterion) {
         .expect("plan")
         .with_wld_only(true);
     build::run(&plan, &Quiet).expect("build International 2-4 piece tables");
-    let mut rng = SplitMix64(8);
-    let mut all = Vec::new();
-    for m in Material::solve_order(4, 20)
+    let slices: Vec<Material> = Material::solve_order(4, 20)
         .into_iter()
         .filter(|m| m.pieces() == 4 && m.white() > 0 && m.black() > 0)
         .flat_map(|m| [m, m.mirror()])
-    {
-        let ix = SliceIndex::new(m, rules.geometry());
-        for k in 0..256 {
-            let side = if k % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            all.push(ix.unindex(rng.below(ix.size()), side));
-        }
-    }
+        .collect();
+    let mut all = sample_in(&rules, &slices, 256, 8);
+    let mut rng = SplitMix64(9);
     for i in (1..all.len()).rev() {
         all.swap(i, rng.below(i as u64 + 1) as usize);
     }
+    let (quiet, capture) = split_by_capture_in(&rules, &all);
     let mut moves = Vec::new();
-    let (mut plain, mut threat, mut capture) = (Vec::new(), Vec::new(), Vec::new());
-    for p in &all {
-        legal_moves(&rules, p, Counting::Unique, &mut moves);
-        match moves.first().map(Move::is_capture) {
-            Some(true) => capture.push(*p),
-            Some(false) if is_threat_dont_care(&rules, p, &mut moves) => threat.push(*p),
-            Some(false) => plain.push(*p),
-            None => {}
-        }
-    }
+    let (threat, plain): (Vec<Position>, Vec<Position>) = quiet
+        .iter()
+        .partition(|p| is_threat_dont_care(&rules, p, &mut moves));
     const SET: usize = 256;
     eprintln!(
         "probe_international positions: {} plain quiet, {} threat, {} capture; sets of {SET}",
