@@ -183,7 +183,7 @@ fn bench_solve(c: &mut Criterion) {
     for m in Material::solve_order(target.pieces(), 12) {
         if m.pieces() < target.pieces() || m.men() < target.men() {
             let s = solve_slice(&RULES, &store, m, &|_| {}).expect("dependency solves");
-            store.insert_solved(s);
+            store.insert(s.into_stored());
         }
     }
     let size = SliceIndex::new(target, RULES.geometry()).size();
@@ -358,7 +358,8 @@ fn bench_probe(c: &mut Criterion) {
 /// however many of its values the probe's search reads (the probe keeps what it read
 /// until it returns); the setup prints the look-ups and decompressions a probe makes.
 fn bench_threat(c: &mut Criterion) {
-    use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+    use dtb_gen::compress::Fill;
+    use dtb_gen::repack::{repack_dir, RepackOptions};
     use dtb_probe::internal::value::is_threat_dont_care;
     let dir = tempfile::tempdir().expect("temporary directory");
     let plan = Plan::new(RULES, 4, dir.path()).expect("plan");

@@ -159,7 +159,7 @@ fn main() {
         } else {
             paired += compressed(&fill(&s, 0, "bmajor"), 1 << 16, level);
         }
-        store.insert_solved(s);
+        store.insert(s.into_stored());
     }
     println!("English 2-{pieces}, {positions} positions, zstd level {level}");
     println!(

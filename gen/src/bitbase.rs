@@ -32,6 +32,7 @@ use rayon::prelude::*;
 
 use crate::finished::Finished;
 use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
+use crate::packed::spread;
 use crate::words::{try_filled, OutOfMemory, Words};
 
 /// Positions a task of the start pass classifies.
@@ -284,17 +285,6 @@ pub fn solve_kings_wld<S: Finished>(
     })
 }
 
-/// The 32 bits of `x` spread to the even bits of a word (bit `j` to bit `2j`).
-#[inline]
-pub(crate) fn spread(x: u32) -> u64 {
-    let mut v = u64::from(x);
-    v = (v | v << 16) & 0x0000_FFFF_0000_FFFF;
-    v = (v | v << 8) & 0x00FF_00FF_00FF_00FF;
-    v = (v | v << 4) & 0x0F0F_0F0F_0F0F_0F0F;
-    v = (v | v << 2) & 0x3333_3333_3333_3333;
-    (v | v << 1) & 0x5555_5555_5555_5555
-}
-
 /// Calls `f` with every set bit of `bits`, on every thread.
 fn scan(bits: &Bits, f: impl Fn(u64) + Sync) {
     bits.0
@@ -436,7 +426,7 @@ mod tests {
                     assert_eq!(wld.values[side].last().unwrap() >> (2 * tail), 0, "{m}");
                 }
             }
-            full_store.insert_solved(full);
+            full_store.insert(full.into_stored());
             let [a, b] = wld.values;
             wld_store.insert_codes(
                 m,

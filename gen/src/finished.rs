@@ -9,8 +9,6 @@ use dtb_probe::internal::position::Position;
 use dtb_probe::internal::tablebase::{ProbeError, Tablebase};
 use dtb_probe::internal::value::{Code, LOST};
 
-use crate::store::Store;
-
 /// The finished slices a solver reads.
 pub trait Finished: Sync {
     /// A look-up cache of one worker thread, kept from position to position.
@@ -58,34 +56,6 @@ impl Finished for TableSource {
     }
 }
 
-/// The build's store first, then finished table files for the slices it does not hold: a
-/// build whose scratch files would not fit its disk reads some finished slices from their
-/// compressed files through `dtb-probe`'s block cache instead ([`crate::build::Plan::from_tables`]).
-pub struct Layered<'a> {
-    pub store: &'a Store,
-    pub tables: &'a TableSource,
-}
-
-/// Why [`Layered`] gave no value: the slice is in neither, or its file failed.
-#[derive(Debug, thiserror::Error)]
-pub enum LayeredError {
-    #[error(transparent)]
-    Table(#[from] ProbeError),
-}
-
-impl Finished for Layered<'_> {
-    type Cache = <Store as Finished>::Cache;
-    type Error = LayeredError;
-
-    #[inline]
-    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<Code, LayeredError> {
-        match Finished::value(self.store, pos, cache) {
-            Ok(v) => Ok(v),
-            Err(_) => Ok(self.tables.value(pos, &mut ())?),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,7 +81,7 @@ mod tests {
         let wld = TableSource::new(open(), ValueKind::Wld);
         let mut store = Store::new(rules);
         for m in Material::solve_order(3, 12) {
-            store.insert_solved(solve_slice(&rules, &store, m, &|_| {}).unwrap());
+            store.insert(solve_slice(&rules, &store, m, &|_| {}).unwrap().into_stored());
         }
         let mut checked = 0;
         for m in Material::solve_order(4, 12) {
@@ -135,7 +105,7 @@ mod tests {
                     );
                 }
             }
-            store.insert_solved(want);
+            store.insert(want.into_stored());
             checked += 1;
         }
         assert!(checked >= 8, "{checked} slices");

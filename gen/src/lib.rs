@@ -4,7 +4,7 @@
 //! variant up to N pieces in dependency order ([`solve`]), keeps the solved values in memory
 //! ([`store`]) for the slices that depend on them, and writes each slice's WLD and DTW files
 //! atomically ([`mod@write`]). [`verify`] re-checks every stored value against its successors.
-//! The `dtb` command line is the binary's own (gen/src/bin/dtb).
+//! The `dtb` command line is its own package, `dtb-cli` (cli/), which depends on this one.
 //!
 //! ```no_run
 //! use dtb_gen::build::{self, Plan, Quiet};
@@ -18,9 +18,12 @@
 
 pub mod bitbase;
 pub mod build;
+pub mod compress;
 pub mod finished;
+pub mod packed;
 pub mod plan;
 pub mod repack;
+pub mod scratch;
 pub mod solve;
 pub mod store;
 pub mod verify;

@@ -12,7 +12,7 @@ use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 
 use crate::build::{Plan, OVERHEAD_BYTES};
-use crate::repack::Fill;
+use crate::compress::Fill;
 
 /// One unit of work: a slice, built alone from the finished slices it reads.
 #[derive(Clone, Debug)]

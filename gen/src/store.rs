@@ -6,7 +6,7 @@
 //! values the solver had, so a resumed build computes the same tables as one that never
 //! stopped (tested).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode};
@@ -15,10 +15,13 @@ use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
+use dtb_probe::internal::tablebase::ProbeError;
 use dtb_probe::internal::value::{is_threat_dont_care, normalize, Best, Code, ValueSource, LOST};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
-use crate::solve::{code_of_bits, SolvedSlice};
+use crate::finished::{Finished, TableSource};
+use crate::packed::{code_of_bits, pack_codes, PackedWld};
+use crate::scratch::{Scratch, ScratchKind};
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
 /// a position, 32 a word, as [`WldCode`]s.
@@ -31,110 +34,10 @@ pub enum Codes {
     Mapped(Arc<Scratch>),
 }
 
-/// The values a scratch file is written from: packed outcomes ([`Codes::Wld`]'s words) or
-/// DTW codes; little-endian in the file either way.
-#[derive(Clone, Copy)]
-pub enum Raw<'a> {
-    Words(&'a [u64]),
-    Codes(&'a [Code]),
-}
-
-impl Raw<'_> {
-    fn len(&self) -> u64 {
-        match self {
-            Raw::Words(w) => w.len() as u64 * 8,
-            Raw::Codes(c) => c.len() as u64 * 2,
-        }
-    }
-
-    fn kind(&self) -> ScratchKind {
-        match self {
-            Raw::Words(_) => ScratchKind::Wld,
-            Raw::Codes(_) => ScratchKind::Dtw,
-        }
-    }
-}
-
-/// What a scratch file holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ScratchKind {
-    /// Outcomes, 2 bits a position (position `i` in byte `i / 4`).
-    Wld,
-    /// DTW codes, 2 bytes a position.
-    Dtw,
-}
-
-/// A scratch file of a finished slice's true values, mapped read-only, with a sidecar
-/// `<name>.crc` (its length and CRC-32) written after it, so that a build stopped at any
-/// moment finds it whole or not at all; removed with its sidecar when dropped.
-pub struct Scratch {
-    map: memmap2::Mmap,
-    path: PathBuf,
-    kind: ScratchKind,
-}
-
-/// The sidecar of scratch file `path`.
-fn sidecar(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".crc");
-    PathBuf::from(name)
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(sidecar(&self.path));
-        let _ = std::fs::remove_file(&self.path);
-    }
-}
-
-impl Scratch {
-    /// Bytes of the file.
-    pub fn len(&self) -> u64 {
-        self.map.len() as u64
-    }
-
-    /// Whether the file is empty.
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
-    }
-}
-
-/// A file mapping whose pages the [`Spill`] watch drops from the process's resident set.
-pub trait Pages: Send + Sync {
-    /// Drop this process's mapping of the file's pages (they stay in the page cache): its
-    /// resident memory goes down, and the next access to a page maps it again.
-    fn drop_pages(&self);
-}
-
-impl Pages for Scratch {
-    fn drop_pages(&self) {
-        // SAFETY: `MADV_DONTNEED` is unchecked in memmap2 because, on a private or anonymous
-        // mapping, it throws away pages the process wrote. This mapping is a read-only,
-        // shared mapping of a file that nothing writes while it is mapped (the build writes
-        // it whole, then maps it; it lives in the locked build directory's scratch folder),
-        // so the kernel only removes page-table entries: a later read faults the same bytes
-        // back in from the page cache or the file. Readers on other threads may read at the
-        // same moment and see the same bytes either way.
-        let _ = unsafe {
-            self.map
-                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
-        };
-    }
-}
-
 impl Codes {
     /// The outcomes of value codes (DTW codes, or WLD codes with nominal distances), packed.
     pub fn wld_of_codes(values: &[Code]) -> Codes {
-        use rayon::prelude::*;
-        let words = values
-            .par_chunks(32)
-            .map(|chunk| {
-                chunk.iter().enumerate().fold(0u64, |w, (j, &v)| {
-                    w | u64::from(WldCode::of(v).bits()) << (2 * j)
-                })
-            })
-            .collect();
-        Codes::Wld(words)
+        Codes::Wld(pack_codes(values))
     }
 
     /// The code at `i` (a WLD outcome with its nominal distance), `None` past the end
@@ -145,12 +48,12 @@ impl Codes {
             Codes::Dtw(v) => return v.get(i).copied(),
             _ if i as u64 >= len => return None,
             Codes::Wld(w) => (w.get(i / 32)? >> (2 * (i % 32))) & 3,
-            Codes::Mapped(f) if f.kind == ScratchKind::Dtw => {
-                let b = f.map.get(2 * i..2 * i + 2)?;
+            Codes::Mapped(f) if f.kind() == ScratchKind::Dtw => {
+                let b = f.bytes().get(2 * i..2 * i + 2)?;
                 return Some(Code::from_bits(u16::from_le_bytes([b[0], b[1]])));
             }
             // Little-endian words: position i is in byte i / 4.
-            Codes::Mapped(f) => u64::from(*f.map.get(i / 4)? >> (2 * (i % 4)) & 3),
+            Codes::Mapped(f) => u64::from(*f.bytes().get(i / 4)? >> (2 * (i % 4)) & 3),
         };
         Some(code_of_bits(bits).code())
     }
@@ -172,80 +75,6 @@ impl Codes {
         }
     }
 
-    /// The values `raw` written to the scratch file `path` (replaced if present, through a
-    /// temporary name, then its sidecar) and mapped: [`Codes::Mapped`], registered with
-    /// `spill` so that its pages can be dropped.
-    ///
-    /// # Errors
-    /// The file cannot be written or mapped (a full disk, ...).
-    pub fn spill(raw: Raw, path: &Path, spill: &Spill) -> std::io::Result<Codes> {
-        use std::io::Write;
-        let tmp = path.with_extension("tmp");
-        let mut crc = crc32fast::Hasher::new();
-        {
-            let file = std::fs::File::create(&tmp)?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
-            let mut put = |bytes: &[u8]| -> std::io::Result<()> {
-                crc.update(bytes);
-                w.write_all(bytes)
-            };
-            match raw {
-                Raw::Words(words) => {
-                    for chunk in words.chunks(1 << 14) {
-                        let b: Vec<u8> = chunk.iter().flat_map(|x| x.to_le_bytes()).collect();
-                        put(&b)?;
-                    }
-                }
-                Raw::Codes(codes) => {
-                    for chunk in codes.chunks(1 << 15) {
-                        let b: Vec<u8> =
-                            chunk.iter().flat_map(|x| x.bits().to_le_bytes()).collect();
-                        put(&b)?;
-                    }
-                }
-            }
-            w.flush()?;
-        }
-        let _ = std::fs::remove_file(sidecar(path));
-        std::fs::rename(&tmp, path)?;
-        let side = sidecar(path);
-        let side_tmp = side.with_extension("crc.tmp");
-        std::fs::write(&side_tmp, format!("{} {:08x}\n", raw.len(), crc.finalize()))?;
-        std::fs::rename(&side_tmp, &side)?;
-        let scratch = Scratch::map(path, raw.kind(), raw.len())?;
-        spill.register(Arc::clone(&scratch) as Arc<dyn Pages>);
-        Ok(Codes::Mapped(scratch))
-    }
-
-    /// A scratch file of a stopped build, if it is whole: `len` bytes of `kind`, its length
-    /// and CRC-32 those of its sidecar. Otherwise both are removed and `None` is returned.
-    pub fn reuse(path: &Path, kind: ScratchKind, len: u64, spill: &Spill) -> Option<Codes> {
-        let check = || -> Option<Arc<Scratch>> {
-            let text = std::fs::read_to_string(sidecar(path)).ok()?;
-            let (l, c) = text.trim().split_once(' ')?;
-            if l.parse::<u64>().ok()? != len {
-                return None;
-            }
-            let want = u32::from_str_radix(c, 16).ok()?;
-            // Read in large sequential pieces, not through the mapping: its pages are
-            // advised random, so hashing it faulted in one page at a time (a restart of
-            // English 2-8 spent most of its load phase there).
-            let got = crc_of_file(path).ok()?;
-            let scratch = Scratch::map(path, kind, len).ok()?;
-            (got == want).then_some(scratch)
-        };
-        match check() {
-            Some(scratch) => {
-                spill.register(Arc::clone(&scratch) as Arc<dyn Pages>);
-                Some(Codes::Mapped(scratch))
-            }
-            None => {
-                let _ = std::fs::remove_file(sidecar(path));
-                let _ = std::fs::remove_file(path);
-                None
-            }
-        }
-    }
 }
 
 /// The values of the side whose blocks start at `first` in `table`, read block by block on
@@ -291,7 +120,7 @@ fn read_side(table: &TableFile, kind: ValueKind, first: u32) -> Result<Codes, Ta
                 let raw = raw(k)?;
                 for j in 0..h.block_values(first + k as u32) {
                     let code = unpack_value(h.value_width, &raw, j).map_err(format)?;
-                    w[i / 32] |= (code as u64 & 3) << (2 * (i % 32));
+                    w[i / 32] |= u64::from(code & 3) << (2 * (i % 32));
                     i += 1;
                 }
             }
@@ -311,134 +140,6 @@ fn read_side(table: &TableFile, kind: ValueKind, first: u32) -> Result<Codes, Ta
             Ok(Codes::Dtw(v))
         }
     }
-}
-
-/// CRC-32 of the file at `path`, read sequentially.
-fn crc_of_file(path: &Path) -> std::io::Result<u32> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; 1 << 22];
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => return Ok(crc.finalize()),
-            Ok(n) => crc.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-impl Scratch {
-    /// Map the scratch file `path`, which must be `len` bytes long.
-    fn map(path: &Path, kind: ScratchKind, len: u64) -> std::io::Result<Arc<Scratch>> {
-        let file = std::fs::File::open(path)?;
-        // SAFETY: `Mmap::map` is unsafe because the bytes change if the file is modified while
-        // mapped. This is a scratch file of this build, written in full under a temporary
-        // name and renamed, in the scratch folder of a build directory that the build holds
-        // locked; nothing writes it again, and it is removed only when the mapping is dropped
-        // ([`Scratch`]). Every read is bounds-checked against the mapping's length.
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        if map.len() as u64 != len {
-            return Err(std::io::Error::other(format!(
-                "{}: {} bytes where {len} were expected",
-                path.display(),
-                map.len(),
-            )));
-        }
-        let _ = map.advise(memmap2::Advice::Random);
-        Ok(Arc::new(Scratch {
-            map,
-            path: path.to_path_buf(),
-            kind,
-        }))
-    }
-}
-
-/// The scratch files of a build and a watch over its resident memory: when the process's
-/// resident set passes a limit, every mapped scratch file's pages are dropped from it
-/// ([`Scratch`]), so that mapped finished slices never push the build past its memory budget;
-/// the page cache keeps what fits in the machine.
-#[derive(Default)]
-pub struct Spill {
-    files: std::sync::Mutex<Vec<std::sync::Weak<dyn Pages>>>,
-    /// Times pages were dropped.
-    drops: std::sync::atomic::AtomicU64,
-}
-
-impl Spill {
-    /// Watch `s`'s pages too (held weakly: a mapping dropped is forgotten).
-    pub(crate) fn register(&self, s: Arc<dyn Pages>) {
-        let mut files = self
-            .files
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        files.retain(|w| w.strong_count() > 0);
-        files.push(Arc::downgrade(&s));
-    }
-
-    /// Drop the pages of every mapped scratch file from this process's resident set.
-    pub fn drop_pages(&self) {
-        let files: Vec<Arc<dyn Pages>> = self
-            .files
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .filter_map(std::sync::Weak::upgrade)
-            .collect();
-        for f in &files {
-            f.drop_pages();
-        }
-        self.drops
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// How many times pages were dropped.
-    pub fn drops(&self) -> u64 {
-        self.drops.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Start a thread that checks the resident set every 50 ms and drops the scratch files'
-    /// pages whenever it is above `limit` bytes (Linux; elsewhere it never finds it above),
-    /// until the guard returned is dropped.
-    pub fn watch(self: &Arc<Self>, limit: u64) -> Watch {
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (me, flag) = (Arc::clone(self), Arc::clone(&stop));
-        let thread = std::thread::spawn(move || {
-            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
-                if resident_bytes().is_some_and(|r| r > limit) {
-                    me.drop_pages();
-                }
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-        });
-        Watch {
-            stop,
-            thread: Some(thread),
-        }
-    }
-}
-
-/// The watch of [`Spill::watch`]; dropping it stops the thread.
-pub struct Watch {
-    stop: Arc<std::sync::atomic::AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// This process's resident memory now, bytes (Linux `/proc/self/statm`; `None` elsewhere).
-fn resident_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
 }
 
 /// A slice's stored codes per side (`None` for a side not stored: the colour-symmetric
@@ -493,17 +194,9 @@ impl Store {
 
     /// Add a solved slice's true DTW codes, every position's (capture positions included, as
     /// in [`SolvedSlice::values`]; `sides[s]` for side `s`, if stored).
-    pub fn insert(&mut self, material: Material, sides: [Option<Vec<Code>>; 2]) {
+    pub fn insert(&mut self, (material, sides): (Material, [Option<Vec<Code>>; 2])) {
         let [a, b] = sides;
         self.insert_codes(material, [a.map(Codes::Dtw), b.map(Codes::Dtw)]);
-    }
-
-    /// Add a solved slice, keeping the sides it stores (White to move only for a
-    /// colour-symmetric slice) as DTW codes.
-    pub fn insert_solved(&mut self, solved: SolvedSlice) {
-        let m = solved.material;
-        let [a, b] = solved.values;
-        self.insert(m, [Some(a), (m != m.mirror()).then_some(b)]);
     }
 
     /// Add a solved slice's true values in either form (capture positions included).
@@ -650,10 +343,7 @@ impl Store {
                 if let Some(Codes::Wld(w)) = &mut sides[s] {
                     for (start, values) in found {
                         for (j, code) in values {
-                            let i = start as usize + j as usize;
-                            let shift = 2 * (i % 32);
-                            w[i / 32] = w[i / 32] & !(3 << shift)
-                                | u64::from(WldCode::of(code).bits()) << shift;
+                            w.set_wld(start as usize + j as usize, WldCode::of(code));
                         }
                     }
                 }
@@ -723,10 +413,7 @@ impl Store {
                             let start = (c * CHUNK) as u64;
                             let len = (size - start).min(CHUNK as u64) as usize;
                             self.capture_values(index, side, start, len, |j, code| {
-                                let word = &mut words[j / 32];
-                                let shift = 2 * (j % 32);
-                                *word = *word & !(3 << shift)
-                                    | u64::from(WldCode::of(code).bits()) << shift;
+                                words.set_wld(j, WldCode::of(code))
                             })
                         })?
                 }
@@ -910,7 +597,7 @@ impl Store {
     }
 }
 
-impl crate::finished::Finished for Store {
+impl Finished for Store {
     type Cache = Lookups;
     type Error = Missing;
 
@@ -934,6 +621,34 @@ impl ValueSource for Store {
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
         v.get(s.index.index(pos) as usize, s.index.size())
             .ok_or_else(missing)
+    }
+}
+
+/// The build's store first, then finished table files for the slices it does not hold: a
+/// build whose scratch files would not fit its disk reads some finished slices from their
+/// compressed files through `dtb-probe`'s block cache instead ([`crate::build::Plan::from_tables`]).
+pub struct Layered<'a> {
+    pub store: &'a Store,
+    pub tables: &'a TableSource,
+}
+
+/// Why [`Layered`] gave no value: the slice is in neither, or its file failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LayeredError {
+    #[error(transparent)]
+    Table(#[from] ProbeError),
+}
+
+impl Finished for Layered<'_> {
+    type Cache = Lookups;
+    type Error = LayeredError;
+
+    #[inline]
+    fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<Code, LayeredError> {
+        match self.store.value(pos, cache) {
+            Ok(v) => Ok(v),
+            Err(_) => Ok(self.tables.value(pos, &mut ())?),
+        }
     }
 }
 
@@ -1004,7 +719,7 @@ mod tests {
                             is_threat_dont_care(&rules, &ix.unindex(i, side), &mut moves) as u64;
                     }
                 }
-                solved.insert_solved(s);
+                solved.insert(s.into_stored());
             }
             assert!(
                 captures > 1_000_000,
@@ -1119,9 +834,10 @@ mod tests {
 #[cfg(test)]
 mod scratch_tests {
     use super::*;
+    use crate::scratch::{sidecar, Raw, Spill};
 
-    /// A scratch file written by [`Codes::spill`] reads back every value, is mapped again
-    /// by [`Codes::reuse`] while whole, and is refused (and removed) once a byte changes or
+    /// A scratch file written by [`Scratch::write`] reads back every value, is mapped again
+    /// by [`Scratch::reuse`] while whole, and is refused (and removed) once a byte changes or
     /// its sidecar names another length; dropping the last mapping removes both files.
     #[test]
     fn scratch_files_round_trip_and_damage_is_refused() {
@@ -1135,8 +851,8 @@ mod scratch_tests {
             .collect();
         let dtw_path = dir.path().join("x-dtw.wld2");
         let wld_path = dir.path().join("x-wld.wld2");
-        let dtw = Codes::spill(Raw::Codes(&codes), &dtw_path, &spill).unwrap();
-        let wld = Codes::spill(Raw::Words(&words), &wld_path, &spill).unwrap();
+        let dtw = Codes::Mapped(Scratch::write(Raw::Codes(&codes), &dtw_path, &spill).unwrap());
+        let wld = Codes::Mapped(Scratch::write(Raw::Words(&words), &wld_path, &spill).unwrap());
         let n = words.len() as u64 * 32;
         for (i, &c) in codes.iter().enumerate() {
             assert_eq!(dtw.get(i, codes.len() as u64), Some(c));
@@ -1149,22 +865,23 @@ mod scratch_tests {
         spill.drop_pages();
         assert_eq!(dtw.get(17, codes.len() as u64), Some(codes[17]));
         // Whole: mapped again (a second mapping of the same file).
-        let again = Codes::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill);
+        let again = Scratch::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill);
+        let again = again.map(Codes::Mapped);
         assert!(again.is_some_and(|c| c.get(5, codes.len() as u64) == Some(codes[5])));
         // The wrong length: refused, both files removed.
-        assert!(Codes::reuse(&wld_path, ScratchKind::Wld, 8, &spill).is_none());
+        assert!(Scratch::reuse(&wld_path, ScratchKind::Wld, 8, &spill).is_none());
         assert!(!wld_path.exists() && !sidecar(&wld_path).exists());
         drop(wld);
         // A changed byte: refused.
         drop(dtw);
         assert!(!dtw_path.exists(), "dropping the mapping removes the file");
-        let dtw = Codes::spill(Raw::Codes(&codes), &dtw_path, &spill).unwrap();
+        let dtw = Codes::Mapped(Scratch::write(Raw::Codes(&codes), &dtw_path, &spill).unwrap());
         std::mem::forget(dtw); // keep the file: a stopped build's
         let mut bytes = std::fs::read(&dtw_path).unwrap();
         bytes[100] ^= 1;
         std::fs::write(&dtw_path, bytes).unwrap();
         assert!(
-            Codes::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill).is_none()
+            Scratch::reuse(&dtw_path, ScratchKind::Dtw, 2 * codes.len() as u64, &spill).is_none()
         );
         assert!(!dtw_path.exists());
     }

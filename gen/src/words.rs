@@ -2,14 +2,14 @@
 //! from disk: the WLD solver's outcomes (2 bits a position) and capture flags (1 bit) of a
 //! slice larger than the memory budget live in a shared, writable mapping of a scratch file,
 //! so that the kernel may write back and evict their pages and the build's resident memory
-//! stays within its budget (the [`crate::store::Spill`] watch drops the mapped pages from the
+//! stays within its budget (the [`crate::scratch::Spill`] watch drops the mapped pages from the
 //! process when it passes its limit; they stay in the page cache or on disk, not lost).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use crate::store::{Pages, Spill};
+use crate::scratch::{Pages, Spill};
 
 /// Zeroed words, in memory or mapped from a scratch file.
 pub enum Words {

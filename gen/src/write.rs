@@ -15,6 +15,8 @@ use dtb_probe::internal::format::{
 };
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 
+use crate::packed::{PackedWld, EVEN};
+
 /// The values of one table and its header, ready to be written.
 #[derive(Clone, Debug)]
 pub struct TableData<'a> {
@@ -339,8 +341,8 @@ impl Payload<'_> {
             Payload::Packed(sides) => {
                 // `block_len` is a multiple of 32 (checked), so a block is whole words.
                 let words = &sides[side][lo / 32..hi.div_ceil(32)];
-                let out = packed_bytes(words, hi - lo);
-                if let Some(k) = words.iter().position(|w| w & (w >> 1) & EVEN_BITS != 0) {
+                let out = words.block_bytes(hi - lo);
+                if let Some(k) = words.iter().position(|w| w & (w >> 1) & EVEN != 0) {
                     return Err(FormatError::Invalid(format!(
                         "a 2-bit code 3 in word {} of the block",
                         k
@@ -351,19 +353,6 @@ impl Payload<'_> {
         }
     }
 }
-
-/// The bytes of the first `values` 2-bit values of `words` (32 a word, little-endian), as a
-/// block of a WLD file stores them before compression.
-pub(crate) fn packed_bytes(words: &[u64], values: usize) -> Vec<u8> {
-    words
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(dtb_probe::internal::format::packed_len(2, values))
-        .collect()
-}
-
-/// The low bit of every 2-bit field of a word.
-const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
 
 /// Packs and compresses every block, side-major, in file order.
 fn compress_blocks(

@@ -35,12 +35,12 @@ pub fn read_tsv(name: &str) -> Vec<std::collections::HashMap<String, String>> {
         .collect()
 }
 
-/// Path of the `dtb` binary (package `dtb-gen`), built fresh once per test process.
+/// Path of the `dtb` binary (package `dtb-cli`), built fresh once per test process.
 ///
 /// `CARGO_BIN_EXE_dtb` is only set for the integration tests of the package that owns the
 /// binary, and `cargo test -p dtb-tests` does not build other packages' binaries, so
 /// `assert_cmd`'s `cargo_bin("dtb")` would find a missing or stale `target/<profile>/dtb`.
-/// This runs `cargo build -p dtb-gen --bin dtb` once, for the profile and target directory of
+/// This runs `cargo build -p dtb-cli --bin dtb` once, for the profile and target directory of
 /// the running test executable (`target/<profile>/deps/<test>`), and returns
 /// `target/<profile>/dtb`, the same path `cargo_bin` looks at. Set `DTB_BIN` to use another
 /// binary and skip the build.
@@ -70,7 +70,7 @@ pub fn dtb_binary() -> PathBuf {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = std::process::Command::new(cargo);
         cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["build", "--quiet", "-p", "dtb-gen", "--bin", "dtb"])
+            .args(["build", "--quiet", "-p", "dtb-cli", "--bin", "dtb"])
             .arg("--target-dir")
             .arg(&target_dir);
         match profile.as_str() {
@@ -85,7 +85,7 @@ pub fn dtb_binary() -> PathBuf {
         let status = cmd
             .status()
             .unwrap_or_else(|e| panic!("cannot run cargo to build the dtb binary: {e}"));
-        assert!(status.success(), "cargo build -p dtb-gen --bin dtb failed");
+        assert!(status.success(), "cargo build -p dtb-cli --bin dtb failed");
         let bin = profile_dir.join(format!("dtb{}", std::env::consts::EXE_SUFFIX));
         assert!(bin.is_file(), "{} missing after the build", bin.display());
         bin

@@ -3,8 +3,8 @@
 //! never a panic).
 //!
 //! The binary: `cargo test -p dtb-tests` does not build other packages' binaries, and
-//! `CARGO_BIN_EXE_dtb` exists only in dtb-gen's own integration tests, so
-//! `dtb_tests::dtb_binary()` builds it once per test process (`cargo build -p dtb-gen --bin
+//! `CARGO_BIN_EXE_dtb` exists only in dtb-cli's own integration tests, so
+//! `dtb_tests::dtb_binary()` builds it once per test process (`cargo build -p dtb-cli --bin
 //! dtb` for the running profile) and returns `target/<profile>/dtb`, where
 //! `Command::cargo_bin("dtb")` then finds it too (checked below).
 

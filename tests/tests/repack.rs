@@ -8,7 +8,8 @@ mod common;
 use std::process::Command;
 
 use common::english4;
-use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+use dtb_gen::compress::Fill;
+use dtb_gen::repack::{repack_dir, RepackOptions};
 use dtb_probe::internal::format::{
     table_file_name, ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT,
 };

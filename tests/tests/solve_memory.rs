@@ -53,7 +53,7 @@ fn solver_memory_estimate_bounds_the_measured_peak() {
             checked += 1;
         }
         println!("{m}: estimate {estimate} measured {peak}");
-        store.insert_solved(solved);
+        store.insert(solved.into_stored());
     }
     println!("worst ratio {:.2} on {}", worst.0, worst.1);
     // 2-4 has few slices over 1 MiB; the 5-piece ones all are.

@@ -16,13 +16,14 @@ use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::internal::value::Code;
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld};
-use crate::finished::{Finished, Layered, TableSource};
-use crate::repack::{add_threats, fill_blocks, Fill};
+use crate::finished::{Finished, TableSource};
+use crate::compress::{add_threats, fill_blocks, Fill};
 use crate::solve::{
     group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in,
     stored_codes, MappedResults, SolvedSlice, SolvedWld,
 };
-use crate::store::{Codes, Raw, ScratchKind, Spill, Store};
+use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
+use crate::store::{Codes, Layered, Store};
 use crate::words::Words;
 use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
 
@@ -861,7 +862,7 @@ fn solve_full(
         _ if !read => {}
         (Some(sides), _) => store.insert_codes(m, sides),
         (None, Some((c0, c1))) => {
-            store.insert(m, [Some(c0), (!symmetric).then_some(c1)]);
+            store.insert((m, [Some(c0), (!symmetric).then_some(c1)]));
             if let Some(sp) = spill {
                 spill_slice(plan, store, m, sp)?;
             }
@@ -951,8 +952,8 @@ fn reuse_scratch(plan: &Plan, store: &mut Store, m: Material, spill: &Spill) -> 
     let sides = if m == m.mirror() { 1 } else { 2 };
     let mut got: [Option<Codes>; 2] = [None, None];
     for (k, slot) in got.iter_mut().enumerate().take(sides) {
-        match Codes::reuse(&scratch_path(plan, m, k), kind, len, spill) {
-            Some(c) => *slot = Some(c),
+        match Scratch::reuse(&scratch_path(plan, m, k), kind, len, spill) {
+            Some(c) => *slot = Some(Codes::Mapped(c)),
             None => return false,
         }
     }
@@ -968,7 +969,7 @@ fn to_scratch(
     spill: &Spill,
 ) -> Result<Codes, BuildError> {
     let path = scratch_path(plan, m, side);
-    Codes::spill(raw, &path, spill).map_err(|source| {
+    Scratch::write(raw, &path, spill).map(Codes::Mapped).map_err(|source| {
         BuildError::Write(WriteError::Io {
             path,
             action: "writing a scratch file of finished outcomes",

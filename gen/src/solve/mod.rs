@@ -30,7 +30,8 @@ use dtb_probe::internal::value::{self, blocked_code, Code, Wld, DRAW};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::finished::Finished;
-use crate::store::Spill;
+use crate::packed::code_of_bits;
+use crate::scratch::Spill;
 use crate::words::{try_filled, OutOfMemory, Words};
 use rayon::prelude::*;
 
@@ -69,6 +70,14 @@ pub struct SolvedSlice {
 }
 
 impl SolvedSlice {
+    /// The slice and the true codes of the sides it stores (White to move only for a
+    /// colour-symmetric slice): what [`crate::store::Store::insert`] keeps.
+    pub fn into_stored(self) -> (Material, [Option<Vec<Code>>; 2]) {
+        let m = self.material;
+        let [a, b] = self.values;
+        (m, [Some(a), (m != m.mirror()).then_some(b)])
+    }
+
     /// Whether position `i` of `side` is a capture position.
     #[inline]
     pub fn is_capture(&self, side: usize, i: u64) -> bool {
@@ -887,16 +896,6 @@ impl Results for WldResults<'_> {
     }
 }
 
-/// The WLD file code in the low 2 bits of `bits`, a word of 2-bit codes that this process
-/// packed from [`WldCode`]s (in memory, or in a scratch file that passed its checksum): never
-/// the invalid 3, which would read as a draw (checked in debug builds).
-#[inline]
-pub(crate) fn code_of_bits(bits: u64) -> WldCode {
-    let b = (bits & 3) as u16;
-    debug_assert!(b != 3, "a 2-bit WLD code 3 in the solver's own words");
-    WldCode::from_bits(b).unwrap_or(WldCode::Draw)
-}
-
 fn atomic_codes(n: u64) -> Result<Vec<AtomicU16>, OutOfMemory> {
     try_filled(n, || AtomicU16::new(DRAW.bits()))
 }
@@ -969,7 +968,7 @@ mod tests {
             for (k, tk) in t.iter_mut().enumerate() {
                 *tk += s.counts[0][k] + if symmetric { 0 } else { s.counts[1][k] };
             }
-            store.insert_solved(s);
+            store.insert(s.into_stored());
         }
         t
     }
@@ -1008,7 +1007,7 @@ mod tests {
                 assert_eq!(a.max_plies, b.max_plies, "{m}");
                 assert!(a.values == b.values, "{} {m}: values differ", rules.name);
                 assert!(a.capture == b.capture, "{m}: capture flags differ");
-                store.insert_solved(a);
+                store.insert(a.into_stored());
             }
         }
     }

@@ -406,7 +406,8 @@ fn probe_line_cli_prints_every_move_down_to_zero() {
 /// (the default), those `dtb repack` makes of the full build's files.
 #[test]
 fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
-    use dtb_gen::repack::{repack_dir, Fill, RepackOptions};
+    use dtb_gen::compress::Fill;
+    use dtb_gen::repack::{repack_dir, RepackOptions};
     use dtb_probe::internal::format::{FORMAT_VERSION, FORMAT_VERSION_THREAT};
     use dtb_probe::internal::value::is_threat_dont_care;
     let full = tables();

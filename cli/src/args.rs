@@ -114,16 +114,16 @@ pub enum FillArg {
 }
 
 impl FillArg {
-    /// The name on the command line: the library's ([`dtb_gen::repack::Fill::name`]), the
+    /// The name on the command line: the library's ([`dtb_gen::compress::Fill::name`]), the
     /// one `dtb plan` writes into its jobs.
     pub fn name(self) -> &'static str {
-        dtb_gen::repack::Fill::from(self).name()
+        dtb_gen::compress::Fill::from(self).name()
     }
 }
 
-impl From<FillArg> for dtb_gen::repack::Fill {
+impl From<FillArg> for dtb_gen::compress::Fill {
     fn from(a: FillArg) -> Self {
-        use dtb_gen::repack::Fill;
+        use dtb_gen::compress::Fill;
         match a {
             FillArg::Major => Fill::Major,
             FillArg::Prev => Fill::Prev,
