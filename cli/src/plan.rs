@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use dtb_gen::build::{self, Plan};
-use dtb_gen::plan::{self as units, SlurmOptions, Speed};
+use dtb_gen::jobs::{self as units, SlurmOptions, Speed};
 
 use crate::args::{FillArg, Set};
 

@@ -21,7 +21,7 @@ pub mod build;
 pub mod compress;
 pub mod finished;
 pub mod packed;
-pub mod plan;
+pub mod jobs;
 pub mod repack;
 pub mod scratch;
 pub mod solve;
