@@ -1,11 +1,12 @@
 #![warn(missing_docs)]
 //! Probe draughts endgame tablebases built by `dtb gen`.
 //!
-//! `dtb-probe` is what an engine links: the rules of each variant as data ([`Rules`]), positions
-//! and PDN FEN ([`Position`], [`fen`]), legal move generation ([`movegen`]) and [`Tablebase`],
-//! which answers
-//! win/loss/draw ([`Wld`]) and the exact distance to the end of the game in plies ([`Dtw`]) for
-//! any legal position within the tables, resolving captures by search.
+//! `dtb-probe` is what an engine links: the rules of each variant as data ([`Rules`], whose
+//! field types, [`KingRange`] to [`Numbering`], are here too, for a rule set of one's own),
+//! positions and PDN FEN ([`Position`], [`fen`]), legal move generation ([`movegen`]) and
+//! [`Tablebase`], which answers win/loss/draw ([`Wld`]) and the exact distance to the end of
+//! the game in plies ([`Dtw`]) for any legal position within the tables, resolving captures by
+//! search.
 //!
 //! ```
 //! use dtb_probe::{fen, ProbeError, Rules, Tablebase, Wld};
@@ -55,7 +56,7 @@
 //! # Positions know their rules
 //!
 //! A [`Position`] carries the identity of the rule set it was checked against
-//! ([`Position::rules_id`], a [`rules::RulesId`]); a tablebase refuses a position of another
+//! ([`Position::rules_id`], a [`RulesId`]); a tablebase refuses a position of another
 //! rule set or board instead of reading its pieces under its own rules (an English
 //! `W:WK32:BK26`, a win in 9, is a Russian draw). Read FEN with the tablebase's rules
 //! ([`Tablebase::rules`]) or re-check a position with [`Position::with_rules`].
@@ -93,11 +94,14 @@ pub use format::{FormatError, ValueKind};
 pub use material::Material;
 pub use movegen::Move;
 pub use position::{Position, PositionError};
-pub use rules::{Color, Rules};
+pub use rules::{
+    BlockedOutcome, Color, KingLanding, KingRange, MidCapturePromotion, Numbering, Precedence,
+    Removal, Rules, RulesId,
+};
 pub use table::{CacheStats, TableError};
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
-pub use variant::{RulesError, FIELDS};
+pub use variant::{Field, RulesError, FIELDS};
 
 /// An error and its causes in one line, outermost first, joined by `": "` (each error's
 /// message says only its own level; its cause is its [`source`](std::error::Error::source)):

@@ -30,8 +30,8 @@ pub enum PositionError {
 /// A position remembers those rules as a [`RulesId`] ([`Position::rules_id`]): a
 /// [`crate::Tablebase`] refuses a position of other rules
 /// ([`crate::ProbeError::VariantMismatch`]) instead of answering for pieces it reads under
-/// its own rules. Positions made from others (moves, [`Position::flipped`]) keep it;
-/// [`crate::index::SliceIndex`] makes board-only positions ([`RulesId::board_only`]).
+/// its own rules. Positions made from others (moves, [`Position::with_side_to_move`]) keep
+/// it; the slice index (internal) makes board-only positions ([`RulesId::board_only`]).
 /// Equality and hashing compare the pieces and the side to move only, not the rules.
 #[derive(Clone, Copy, Debug)]
 pub struct Position {
@@ -217,6 +217,10 @@ impl Position {
     /// without capturing to the empty square `to`, a man crowning there if `to` is on its
     /// crowning row; the other side is then to move. The caller guarantees that such a move
     /// exists (a piece of the side to move on `from`, `to` empty and on the board).
+    ///
+    /// Internal (it takes the board geometry; `dtb-gen`'s solver uses it): engines play moves
+    /// with [`Move::apply`](crate::Move::apply).
+    #[doc(hidden)]
     #[inline]
     pub fn after_quiet_move(&self, g: &Geometry, from: u8, to: u8) -> Position {
         let d = (1u64 << from) | (1u64 << to);
@@ -257,6 +261,9 @@ impl Position {
 
     /// The colour-reversed position: the board rotated by 180 degrees, colours swapped and
     /// the other side to move. Under colour-symmetric rules it has the same game value.
+    ///
+    /// Internal (it takes the board geometry): the tablebase applies colour symmetry itself.
+    #[doc(hidden)]
     pub fn flipped(&self, g: &Geometry) -> Position {
         Position {
             white: g.rotate(self.black),

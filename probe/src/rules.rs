@@ -8,7 +8,9 @@ use crate::board::Geometry;
 /// A side: White starts at the bottom (high square numbers) and moves up (toward row 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// Starts on the highest-numbered squares (standard numbering) and moves up the board.
     White,
+    /// Starts on the lowest-numbered squares (standard numbering) and moves down the board.
     Black,
 }
 
@@ -117,8 +119,8 @@ pub enum BlockedOutcome {
 /// row 0; the square of internal index `i` is standard square `i + 1`). A mirrored board is the
 /// standard one reflected left to right, which maps diagonals to diagonals and each side's
 /// forward directions to its forward directions, so the game is the same; only the numbers that
-/// players write differ, and [`Numbering::number`] / [`Numbering::square`] translate them at the
-/// edge (FEN and move text).
+/// players write differ, and [`Rules::square_number`] / [`Rules::square_of_number`] translate
+/// them at the edge (FEN and move text).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Numbering {
     /// The standard board (dark square at each player's near left) in reading order from the top
@@ -137,6 +139,9 @@ pub enum Numbering {
 
 impl Numbering {
     /// The number (1-based, as written in FEN and moves) of internal square `sq` on `g`.
+    ///
+    /// Internal (it takes the board geometry): engines use [`Rules::square_number`].
+    #[doc(hidden)]
     #[inline]
     pub fn number(self, g: &Geometry, sq: u8) -> u32 {
         let half = g.half();
@@ -149,6 +154,9 @@ impl Numbering {
     }
 
     /// The internal square of number `n` (1-based), or `None` if `n` is not on the board.
+    ///
+    /// Internal (it takes the board geometry): engines use [`Rules::square_of_number`].
+    #[doc(hidden)]
     #[inline]
     pub fn square(self, g: &Geometry, n: u32) -> Option<u8> {
         if n == 0 || n > g.squares as u32 {
@@ -169,6 +177,10 @@ impl Numbering {
     }
 
     /// A bitboard whose bit `n - 1` stands for square number `n`, as an internal bitboard.
+    ///
+    /// Internal (it takes the board geometry): engines translate square by square with
+    /// [`Rules::square_of_number`].
+    #[doc(hidden)]
     pub fn to_internal(self, g: &Geometry, numbered: u64) -> u64 {
         if self == Numbering::Standard {
             return numbered;
@@ -191,8 +203,8 @@ impl Numbering {
 /// ([`crate::ProbeError::VariantMismatch`]). [`Rules::id`] packs the rule fields of
 /// [`Rules::encode`] (board, every game rule and the numbering) exactly: two rule sets have the
 /// same id if and only if they encode the same. [`RulesId::board_only`] is the identity of a
-/// position made without rules (by [`crate::index::SliceIndex`], which only knows the board):
-/// any tablebase of that board accepts it.
+/// position made without rules (by the crate's slice index, which only knows the board): any
+/// tablebase of that board accepts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RulesId(u32);
 
@@ -518,6 +530,11 @@ impl Rules {
     }
 
     /// The board geometry these rules are played on.
+    ///
+    /// Internal: `Geometry` is not part of the engine API (`dtb-gen`, the front ends and the
+    /// tests use it); engines use [`Rules::board`], [`Rules::square_number`] and
+    /// [`Rules::square_of_number`].
+    #[doc(hidden)]
     #[inline]
     pub fn geometry(&self) -> &'static Geometry {
         Geometry::for_size(self.board)

@@ -87,7 +87,7 @@ pub enum ProbeError {
 /// How a probe came to need a slice whose table is missing ([`ProbeError::MissingTable`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reached {
-    /// The slice asked for: the probed position is in it (or [`Tablebase::table`] was asked).
+    /// The slice asked for: the probed position is in it (or its table itself was asked for).
     Asked,
     /// A capture (or a series of compulsory captures) from the probed position leads to it:
     /// the probed slice's own table cannot answer a capture position.
@@ -341,8 +341,12 @@ impl Tablebase {
     /// ([`crate::value::is_threat_dont_care`]) ("don't care" entries); use [`Tablebase::probe_wld`],
     /// [`Tablebase::probe_dtw`] for values.
     ///
+    /// Internal, like [`TableFile`]: for `dtb verify`, `dtb repack`, the C ABI and the tests,
+    /// which read headers and raw codes; not part of the engine API.
+    ///
     /// # Errors
     /// [`ProbeError::MissingTable`], [`ProbeError::Table`], [`ProbeError::Mismatch`].
+    #[doc(hidden)]
     pub fn table(&self, material: Material, kind: ValueKind) -> Result<&TableFile, ProbeError> {
         let entry = self
             .tables
