@@ -24,7 +24,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
-use dtb_gen::build::{self, Plan, Quiet};
+use dtb_gen::build::{self, Plan, Quiet, Values};
 use dtb_gen::solve::solve_slice;
 use dtb_gen::store::Store;
 use dtb_probe::internal::index::SliceIndex;
@@ -472,7 +472,7 @@ fn bench_international(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let plan = Plan::new(rules, 4, dir.path())
         .expect("plan")
-        .with_wld_only(true);
+        .with_values(Values::WLD);
     build::run(&plan, &Quiet).expect("build International 2-4 piece tables");
     let slices: Vec<Material> = Material::solve_order(4, 20)
         .into_iter()

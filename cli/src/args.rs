@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use dtb_gen::build::{self, Plan};
+use dtb_gen::build::{self, Plan, Values};
 use dtb_probe::Rules;
 
 /// `--variant`, for every subcommand that works on one rule set.
@@ -40,9 +40,14 @@ pub struct Set {
     /// Directory of the tables (created if missing).
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
-    /// Write WLD tables only (no DTW), keeping solved slices in memory at 2 bits a
-    /// position instead of 16: for 7 and 8 pieces. `dtb probe` then answers win, loss or
-    /// draw, without distance or best move.
+    /// The value kinds to write, comma-separated: `wld` (win/loss/draw, always written) and
+    /// `dtw` (exact distance to win in plies, and the best move). Default: wld,dtw. With
+    /// `wld` alone, solved slices are kept at 2 bits a position instead of 16 (what 7 and
+    /// 8 pieces need to fit in memory), and `dtb probe` answers win, loss or draw without
+    /// distance or best move.
+    #[arg(long, value_name = "KINDS", value_parser = parse_values, conflicts_with = "wld_only")]
+    pub values: Option<Values>,
+    /// The same as `--values wld`.
     #[arg(long)]
     pub wld_only: bool,
     /// Memory budget (of each job, for `dtb plan`): bytes, or with a binary unit K, M, G, T
@@ -54,7 +59,7 @@ pub struct Set {
     /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
     #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
     pub memory: Option<u64>,
-    /// Format version of the WLD files of a --wld-only build (1 or 3; for `dtb plan`, of
+    /// Format version of the WLD files of a `--values wld` build (1 or 3; for `dtb plan`, of
     /// its jobs). 3, the default
     /// under compulsory capture, stores threat positions (the side not to move has a
     /// capture; docs/FORMAT.md) as "don't care" like capture positions, answered by the
@@ -67,14 +72,23 @@ pub struct Set {
 }
 
 impl Set {
+    /// The value kinds asked for (`--values`, `--wld-only`).
+    pub fn values(&self) -> Values {
+        match (self.values, self.wld_only) {
+            (Some(v), _) => v,
+            (None, true) => Values::WLD,
+            (None, false) => Values::WLD_DTW,
+        }
+    }
+
     /// `plan` with the WLD format version asked for (`--format-version`); an error for 3
     /// where it is not defined.
     pub fn with_format_version(&self, plan: Plan) -> Result<Plan> {
         let plan = plan.with_threats(self.format_version != Some(1));
         if self.format_version == Some(3) && !plan.writes_threats() {
             anyhow::bail!(
-                "--format-version 3: only WLD-only builds (--wld-only) under compulsory capture \
-                 write version 3 WLD files{}",
+                "--format-version 3: only WLD-only builds (--values wld) under compulsory \
+                 capture write version 3 WLD files{}",
                 if plan.rules().capture_compulsory {
                     ""
                 } else {
@@ -84,6 +98,11 @@ impl Set {
         }
         Ok(plan)
     }
+}
+
+/// `--values`: kinds by their file extensions ([`Values`]'s parser).
+fn parse_values(s: &str) -> Result<Values, String> {
+    s.parse()
 }
 
 /// `--format-version`: 1 or 3 (2 is a DTW version, chosen by the rules).

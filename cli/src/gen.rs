@@ -35,7 +35,7 @@ pub struct Args {
     zstd: Option<CompressionParams>,
     /// How WLD files fill their "don't care" positions (values readers never use: only the
     /// bytes differ). best tries major, prev and next on each block and keeps the smallest:
-    /// smaller files, slower writing. WLD-only builds (--wld-only) only.
+    /// smaller files, slower writing. Every build's WLD files, with or without DTW.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
@@ -91,20 +91,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
             let m = Material::parse(text).with_context(|| {
                 format!("--slice {text:?}: not a slice (four digits: white men, white kings, black men, black kings, e.g. 0404)")
             })?;
-            Plan::for_slice(rules, m, out, a.set.wld_only, a.with_deps || a.dry_run)?
+            Plan::for_slice(rules, m, out, a.set.values(), a.with_deps || a.dry_run)?
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
-    if !a.set.wld_only && !matches!(a.fill, FillArg::Major) {
-        anyhow::bail!(
-            "--fill {}: only WLD-only builds (--wld-only) choose the fill; a full build fills \
-             its WLD files by major",
-            a.fill.name()
-        );
-    }
     let mut plan = a
         .set
-        .with_format_version(plan.with_wld_only(a.set.wld_only))?
+        .with_format_version(plan.with_values(a.set.values()))?
         .with_zstd(zstd)
         .with_fill(a.fill.into());
     if let Some(m) = a.set.memory {

@@ -55,8 +55,8 @@ pub fn bits_per_position(bytes: u64, positions: u64) -> f64 {
 
 /// The longest distance for text output: "?" where it is not known (WLD tables alone record
 /// 0, FORMAT.md) although the slice has wins, so at least one distance of a ply or more.
-pub fn longest(max_plies: u16, wld_only: bool) -> String {
-    if wld_only && max_plies == 0 {
+pub fn longest(max_plies: u16, outcomes_only: bool) -> String {
+    if outcomes_only && max_plies == 0 {
         "?".to_string()
     } else {
         max_plies.to_string()

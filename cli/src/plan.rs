@@ -40,8 +40,7 @@ pub struct Args {
     /// A further sbatch argument (repeatable), e.g. --sbatch-arg=--qos=long.
     #[arg(long, allow_hyphen_values = true)]
     sbatch_arg: Vec<String>,
-    /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`
-    /// (WLD-only plans only).
+    /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
 }
@@ -70,15 +69,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
             build::MAX_PIECES
         );
     }
-    if !a.set.wld_only && !matches!(a.fill, FillArg::Major) {
-        bail!(
-            "--fill {}: only WLD-only plans (--wld-only) choose the fill; a full build fills \
-             its WLD files by major",
-            a.fill.name()
-        );
-    }
     let plan = Plan::for_forecast(rules, pieces, &a.set.out)?
-        .with_wld_only(a.set.wld_only)
+        .with_values(a.set.values())
         .with_fill(a.fill.into());
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(m) = a.set.memory {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use dtb_gen::build::{self, Plan, Quiet};
+use dtb_gen::build::{self, Plan, Quiet, Values};
 use dtb_gen::write::{write_table, CompressionParams, TableData};
 use dtb_probe::internal::format::{unpack_value, ValueKind};
 use dtb_probe::internal::index::SliceIndex;
@@ -427,7 +427,7 @@ fn wld_only_build_gives_the_same_wld_values_and_resumes_from_wld_files() {
         let _ = std::fs::remove_dir_all(&dir);
         for pieces in [3, 4] {
             let mut plan = Plan::new(Rules::ENGLISH, pieces, &dir).expect("plan");
-            plan = plan.with_wld_only(true).with_threats(threats);
+            plan = plan.with_values(Values::WLD).with_threats(threats);
             let stats = build::run(&plan, &Quiet).expect("WLD-only build");
             let solved: Vec<_> = stats.iter().filter(|s| !s.skipped).collect();
             if pieces == 4 {
@@ -537,7 +537,7 @@ fn wld_only_build_extends_a_full_directory_and_verify_checks_both_kinds() {
     let _ = std::fs::remove_dir_all(&dir);
     build::run(&Plan::new(Rules::ENGLISH, 3, &dir).unwrap(), &Quiet).expect("full 2-3");
     let mut plan = Plan::new(Rules::ENGLISH, 4, &dir).unwrap();
-    plan = plan.with_wld_only(true);
+    plan = plan.with_values(Values::WLD);
     let stats = build::run(&plan, &Quiet).expect("WLD-only 4");
     assert!(stats.iter().all(|s| s.skipped == (s.material.pieces() < 4)));
     let dtw_files = std::fs::read_dir(&dir)
@@ -595,7 +595,7 @@ fn verify_reports_an_unreadable_file_once_per_slice() {
 fn a_table_of_the_wrong_size_is_rebuilt_not_loaded() {
     let dir = tempfile::tempdir().unwrap();
     let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).unwrap();
-    plan = plan.with_wld_only(true);
+    plan = plan.with_values(Values::WLD);
     build::run(&plan, &Quiet).unwrap();
     let path = dir.path().join("english-1011.wld");
     let original = std::fs::read(&path).unwrap();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use dtb_gen::build::{self, parse_size, BuildError, Plan, Quiet, WldSolver, SCRATCH_DIR};
+use dtb_gen::build::{self, parse_size, BuildError, Plan, Quiet, Values, WldSolver, SCRATCH_DIR};
 use dtb_probe::internal::material::Material;
 use dtb_probe::Rules;
 
@@ -29,7 +29,7 @@ fn wld_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
     let mut plan = Plan::new(Rules::ENGLISH, pieces, dir).unwrap();
-    plan = plan.with_wld_only(true);
+    plan = plan.with_values(Values::WLD);
     plan = plan.with_memory(memory);
     plan
 }
@@ -162,7 +162,7 @@ fn a_budget_too_small_is_refused_before_any_work() {
 fn one_slice_alone_and_with_its_dependencies() {
     let dir = tempfile::tempdir().unwrap();
     let m = Material::parse("0202").unwrap();
-    match Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, false) {
+    match Plan::for_slice(Rules::ENGLISH, m, dir.path(), Values::WLD, false) {
         Err(BuildError::MissingInputs { slice, missing }) => {
             assert_eq!(slice, m);
             let names: Vec<String> = missing.iter().map(|x| x.to_string()).collect();
@@ -173,7 +173,7 @@ fn one_slice_alone_and_with_its_dependencies() {
             other.map(|p| p.slices().to_vec())
         ),
     }
-    let plan = Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, true).unwrap();
+    let plan = Plan::for_slice(Rules::ENGLISH, m, dir.path(), Values::WLD, true).unwrap();
     assert_eq!(*plan.slices().last().unwrap(), m);
     build::run(&plan, &Quiet).unwrap();
     let whole = tempfile::tempdir().unwrap();
@@ -185,7 +185,7 @@ fn one_slice_alone_and_with_its_dependencies() {
     }
     // Now that they are finished, the slice alone builds (again) from them.
     std::fs::remove_file(dir.path().join("english-0202.wld")).unwrap();
-    let again = Plan::for_slice(Rules::ENGLISH, m, dir.path(), true, false).unwrap();
+    let again = Plan::for_slice(Rules::ENGLISH, m, dir.path(), Values::WLD, false).unwrap();
     build::run(&again, &Quiet).unwrap();
     assert!(wld_files(dir.path())["english-0202.wld"] == all["english-0202.wld"]);
 }

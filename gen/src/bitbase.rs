@@ -31,8 +31,8 @@ use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
 use rayon::prelude::*;
 
 use crate::finished::Finished;
-use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
 use crate::packed::spread;
+use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
 use crate::words::{try_filled, OutOfMemory, Words};
 
 /// Positions a task of the start pass classifies.

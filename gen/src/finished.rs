@@ -81,7 +81,11 @@ mod tests {
         let wld = TableSource::new(open(), ValueKind::Wld);
         let mut store = Store::new(rules);
         for m in Material::solve_order(3, 12) {
-            store.insert(solve_slice(&rules, &store, m, &|_| {}).unwrap().into_stored());
+            store.insert(
+                solve_slice(&rules, &store, m, &|_| {})
+                    .unwrap()
+                    .into_stored(),
+            );
         }
         let mut checked = 0;
         for m in Material::solve_order(4, 12) {

@@ -13,6 +13,7 @@ use dtb_probe::internal::material::Material;
 
 use crate::build::{Plan, OVERHEAD_BYTES};
 use crate::compress::Fill;
+use crate::values::Values;
 
 /// One unit of work: a slice, built alone from the finished slices it reads.
 #[derive(Clone, Debug)]
@@ -73,7 +74,11 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 0
             };
             let (memory, disk) = if spills {
-                let kept = if plan.wld_only { plan.held_bytes(m) } else { 0 };
+                let kept = if !plan.distances() {
+                    plan.held_bytes(m)
+                } else {
+                    0
+                };
                 (solve.saturating_sub(kept).max(OVERHEAD_BYTES), held + own)
             } else {
                 (held + solve, 0)
@@ -141,9 +146,13 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
         "gen --variant {} --slice {}{}{}{} --threads {cpus} --memory {mib}M",
         shell_word(&plan.rules.spec()),
         u.material,
-        if plan.wld_only { " --wld-only" } else { "" },
+        if plan.values == Values::WLD_DTW {
+            String::new()
+        } else {
+            format!(" --values {}", plan.values)
+        },
         // Version 3 is the default where it is defined: only version 1 is asked for.
-        if plan.wld_only && plan.rules.capture_compulsory && !plan.threats {
+        if !plan.distances() && plan.rules.capture_compulsory && !plan.threats {
             " --format-version 1"
         } else {
             ""
@@ -167,7 +176,7 @@ pub fn makefile(plan: &Plan, units: &[Unit], cpus: u32, program: &str) -> String
         "# dtb plan --emit make: {} 2-{} pieces{}, {} units. `make -j K` builds what is missing.",
         plan.rules.name,
         plan.pieces,
-        if plan.wld_only { ", WLD only" } else { "" },
+        if !plan.distances() { ", WLD only" } else { "" },
         units.len()
     );
     let _ = writeln!(out, "DTB ?= {}", shell_word(program));
@@ -229,7 +238,7 @@ pub fn slurm_script(
         "#!/usr/bin/env bash\n# dtb plan --emit slurm: {} 2-{} pieces{}, {} units.\n# Submits a job for every unit whose file is missing; run it again after a failure.\nset -euo pipefail",
         plan.rules.name,
         plan.pieces,
-        if plan.wld_only { ", WLD only" } else { "" },
+        if !plan.distances() { ", WLD only" } else { "" },
         units.len()
     );
     let _ = writeln!(out, "DTB=${{DTB:-{}}}", shell_word(program));
@@ -300,7 +309,7 @@ pub fn json(plan: &Plan, units: &[Unit], speed: Speed) -> serde_json::Value {
     serde_json::json!({
         "variant": plan.rules.name,
         "pieces": plan.pieces,
-        "wld_only": plan.wld_only,
+        "values": plan.values.names(),
         "budget_bytes": plan.memory,
         "cpus_per_job": speed.cpus,
         "positions_per_second_per_core": speed.per_core,
@@ -337,7 +346,7 @@ mod tests {
             (Rules::ENGLISH, 9),
         ] {
             let mut plan = Plan::for_forecast(rules, pieces, "/nonexistent").unwrap();
-            plan.wld_only = true;
+            plan.values = Values::WLD;
             plan.memory = 20 << 30;
             let speed = Speed {
                 cpus: 2,
@@ -395,7 +404,7 @@ mod tests {
         };
         let plan_of = |pieces| {
             let mut p = Plan::for_forecast(Rules::ENGLISH, pieces, "/nonexistent").unwrap();
-            p.wld_only = true;
+            p.values = Values::WLD;
             p.memory = 20 << 30;
             p
         };
@@ -438,7 +447,7 @@ mod tests {
         for (fill, want) in [(Fill::Major, None), (Fill::Best, Some(" --fill best"))] {
             let plan = Plan::new(Rules::ENGLISH, 4, "/nonexistent")
                 .unwrap()
-                .with_wld_only(true)
+                .with_values(Values::WLD)
                 .with_fill(fill);
             let list = units(&plan, speed);
             let make = makefile(&plan, &list, 2, "dtb");

@@ -149,11 +149,17 @@ mod tests {
         let bytes = w.block_bytes(n);
         assert_eq!(bytes.len(), n.div_ceil(4));
         for (i, &c) in codes.iter().enumerate() {
-            assert_eq!(u16::from(bytes[i / 4] >> (2 * (i % 4)) & 3), u16::from(c.bits()));
+            assert_eq!(
+                u16::from(bytes[i / 4] >> (2 * (i % 4)) & 3),
+                u16::from(c.bits())
+            );
         }
         let word = pack_word(32, |j| codes[32 + j]);
         assert_eq!(word, w[1]);
-        assert_eq!(pack_codes(&codes.iter().map(|c| c.code()).collect::<Vec<_>>()), w);
+        assert_eq!(
+            pack_codes(&codes.iter().map(|c| c.code()).collect::<Vec<_>>()),
+            w
+        );
     }
 
     #[test]

@@ -112,7 +112,6 @@ impl Pages for Scratch {
     }
 }
 
-
 /// CRC-32 of the file at `path`, read sequentially.
 fn crc_of_file(path: &Path) -> std::io::Result<u32> {
     use std::io::Read;
@@ -177,12 +176,7 @@ impl Scratch {
 
     /// A scratch file of a stopped build, if it is whole: `len` bytes of `kind`, its length
     /// and CRC-32 those of its sidecar. Otherwise both are removed and `None` is returned.
-    pub fn reuse(
-        path: &Path,
-        kind: ScratchKind,
-        len: u64,
-        spill: &Spill,
-    ) -> Option<Arc<Scratch>> {
+    pub fn reuse(path: &Path, kind: ScratchKind, len: u64, spill: &Spill) -> Option<Arc<Scratch>> {
         let check = || -> Option<Arc<Scratch>> {
             let text = std::fs::read_to_string(sidecar(path)).ok()?;
             let (l, c) = text.trim().split_once(' ')?;
@@ -320,4 +314,3 @@ fn resident_bytes() -> Option<u64> {
     let pages: u64 = s.split_whitespace().nth(1)?.parse().ok()?;
     Some(pages * 4096)
 }
-

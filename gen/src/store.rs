@@ -74,7 +74,6 @@ impl Codes {
             _ => 0,
         }
     }
-
 }
 
 /// The values of the side whose blocks start at `first` in `table`, read block by block on
@@ -657,6 +656,7 @@ mod tests {
     use super::*;
     use crate::build::{self, Plan, Quiet};
     use crate::solve::solve_slice;
+    use crate::values::Values;
 
     /// A slice read back from its file, whose capture positions (and in a version 3 WLD
     /// file threat positions) hold "don't care", must give the solver's true value of every
@@ -668,10 +668,15 @@ mod tests {
         use dtb_probe::internal::format::{FORMAT_VERSION, FORMAT_VERSION_THREAT};
         use dtb_probe::internal::value::is_threat_dont_care;
         let rules = Rules::ENGLISH;
-        for (wld_only, threats) in [(false, true), (true, false), (true, true)] {
+        for (values, threats) in [
+            (Values::WLD_DTW, true),
+            (Values::WLD, false),
+            (Values::WLD, true),
+        ] {
+            let wld_only = values == Values::WLD;
             let dir = tempfile::tempdir().expect("temp dir");
             let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
-            plan.wld_only = wld_only;
+            plan.values = values;
             plan.threats = threats;
             build::run(&plan, &Quiet).expect("build");
             let mut solved = Store::new(rules);
@@ -742,7 +747,7 @@ mod tests {
         let rules = Rules::ENGLISH;
         let dir = tempfile::tempdir().expect("temp dir");
         let mut plan = Plan::new(rules, 3, dir.path()).expect("plan");
-        plan.wld_only = true;
+        plan.values = Values::WLD;
         plan.threats = false;
         build::run(&plan, &Quiet).expect("build");
         let odd = tempfile::tempdir().expect("temp dir");
@@ -791,11 +796,11 @@ mod tests {
     fn a_file_of_another_slice_or_other_rules_is_refused() {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).expect("plan");
-        plan.wld_only = true;
+        plan.values = Values::WLD;
         build::run(&plan, &Quiet).expect("build");
         let other = tempfile::tempdir().expect("temp dir");
         let mut russian = Plan::new(Rules::RUSSIAN, 2, other.path()).expect("plan");
-        russian.wld_only = true;
+        russian.values = Values::WLD;
         build::run(&russian, &Quiet).expect("build");
         let m = |s: &str| Material::parse(s).unwrap();
         let mut store = Store::new(Rules::ENGLISH);

@@ -31,6 +31,8 @@ use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::{fen, Material, Tablebase, Wld};
 use rayon::prelude::*;
 
+use crate::values::{Values, ALL};
+
 /// One disagreement found.
 #[derive(Clone, Debug)]
 pub struct Problem {
@@ -84,15 +86,18 @@ pub fn verify_dir_sampled(
         }
     }
     slices.sort_by_key(|m| (m.pieces(), m.men(), *m));
-    let dtw_slices = tb.materials(ValueKind::Dtw);
+    let found: Vec<(ValueKind, Vec<Material>)> =
+        ALL.into_iter().map(|k| (k, tb.materials(k))).collect();
     let mut reports = Vec::new();
     for m in slices {
-        // A slice without a DTW file (built by `dtb gen --wld-only`, possibly into a
-        // directory whose smaller slices have DTW files) is checked on outcomes.
-        let wld_only = !dtw_slices.contains(&m);
-        reports.push(verify_slice(
-            &tb, &rules, m, dir, wld_only, sample, progress,
-        ));
+        // The kinds of file the slice has: one without a DTW file (built by `dtb gen
+        // --values wld`, possibly into a directory whose smaller slices have DTW files) is
+        // checked on outcomes.
+        let values = found
+            .iter()
+            .filter(|(_, ms)| ms.contains(&m))
+            .fold(Values::WLD, |v, &(k, _)| v.with(k));
+        reports.push(verify_slice(&tb, &rules, m, dir, values, sample, progress));
     }
     Ok(reports)
 }
@@ -106,17 +111,18 @@ fn verify_slice(
     rules: &Rules,
     m: Material,
     dir: &Path,
-    wld_only: bool,
+    values: Values,
     sample: Option<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> SliceReport {
     let mut problems = Vec::new();
-    let (wld, dtw) = open_checked(tb, rules, m, dir, wld_only, &mut problems);
-    let (Some(wld), true) = (wld, wld_only || dtw.is_some()) else {
+    let outcomes_only = !values.solves_distances();
+    let (wld, dtw) = open_checked(tb, rules, m, dir, values, &mut problems);
+    let (Some(wld), true) = (wld, outcomes_only || dtw.is_some()) else {
         return SliceReport {
             material: m,
             positions: 0,
-            outcomes_only: wld_only,
+            outcomes_only,
             problems,
         };
     };
@@ -134,7 +140,7 @@ fn verify_slice(
         ix,
         wld,
         dtw,
-        wld_only,
+        outcomes_only,
         threat_files: wld.header().version == FORMAT_VERSION_THREAT,
         // Checking every position: also add up the true values, to check the figures the
         // headers state (counts per side; the longest distance).
@@ -191,7 +197,7 @@ fn verify_slice(
     SliceReport {
         material: m,
         positions: total,
-        outcomes_only: wld_only,
+        outcomes_only,
         problems,
     }
 }
@@ -200,14 +206,14 @@ fn verify_slice(
 const CHUNK: u64 = 1 << 12;
 
 /// The files of slice `m` that are checked, their checksums verified: the WLD file and
-/// (unless `wld_only`) the DTW file; `None` for one that cannot be opened or is damaged, the
+/// the DTW file if `values` has it; `None` for one that cannot be opened or is damaged, the
 /// reason added to `problems`.
 fn open_checked<'a>(
     tb: &'a Tablebase,
     rules: &Rules,
     m: Material,
     dir: &Path,
-    wld_only: bool,
+    values: Values,
     problems: &mut Vec<Problem>,
 ) -> (Option<&'a TableFile>, Option<&'a TableFile>) {
     let mut open = |kind: ValueKind| {
@@ -229,7 +235,11 @@ fn open_checked<'a>(
             .ok()
     };
     let wld = open(ValueKind::Wld);
-    let dtw = if wld_only { None } else { open(ValueKind::Dtw) };
+    let dtw = if values.contains(ValueKind::Dtw) {
+        open(ValueKind::Dtw)
+    } else {
+        None
+    };
     (wld, dtw)
 }
 
@@ -240,7 +250,8 @@ struct SliceCheck<'a> {
     ix: SliceIndex,
     wld: &'a TableFile,
     dtw: Option<&'a TableFile>,
-    wld_only: bool,
+    /// Only outcomes are checked (the slice has no DTW file).
+    outcomes_only: bool,
     /// The WLD file leaves threat positions "don't care" (format version 3).
     threat_files: bool,
     /// Every position is checked, so the true values are added up too.
@@ -353,7 +364,7 @@ impl SliceCheck<'_> {
         let mut best = Best::default();
         for mv in moves {
             let succ = mv.apply_unchecked(pos);
-            let probed = if self.wld_only {
+            let probed = if self.outcomes_only {
                 self.tb.probe_wld(&succ).map(Code::of_wld)
             } else {
                 self.tb.probe_dtw(&succ).map(|d| d.code())

@@ -166,7 +166,9 @@ fn layers(g: &BTreeMap<String, BTreeSet<String>>) -> Result<Vec<String>, Vec<Str
 fn no_import_circle_among_the_generators_modules() {
     let g = graph();
     // The graph is read at all: the modules the build is made of, and edges we know.
-    for m in ["build", "solve", "store", "scratch", "packed", "words", "write"] {
+    for m in [
+        "build", "solve", "store", "scratch", "packed", "words", "write",
+    ] {
         assert!(g.contains_key(m), "module {m} not found: {:?}", g.keys());
     }
     assert!(g["build"].contains("solve") && g["build"].contains("store"));

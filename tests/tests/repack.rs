@@ -466,31 +466,56 @@ fn best_fill_is_never_longer_and_answers_the_same() {
         );
     }
     assert!(shorter > 0, "no block of {blocks} shorter");
-    // A full build (WLD and DTW) has no choice of fill: refused, nothing written.
-    let out = Command::new(dtb_tests::dtb_binary())
-        .args([
-            "gen",
-            "--pieces",
-            "2",
-            "--fill",
-            "best",
-            "--out",
-            &dir("full"),
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(err.contains("--fill best: only WLD-only builds"), "{err}");
-    assert!(!tmp.path().join("full").join("english-0101.wld").exists());
+    // A full build (WLD and DTW) writes its WLD files through the same writer: with
+    // --fill best no block is longer than with major, and its values are the same.
+    let full = |fill: &str| {
+        let d = dir(&format!("full-{fill}"));
+        dtb(&["gen", "--pieces", "4", "--fill", fill, "--out", &d]);
+        d
+    };
+    let (full_best, full_major) = (full("best"), full("major"));
+    let mut full_shorter = 0;
+    for r in &reports {
+        let name = table_file_name("english", r.material, ValueKind::Wld);
+        let at = |d: &str| std::path::Path::new(d).join(&name);
+        let (b, m) = (
+            block_lengths(&at(&full_best)),
+            block_lengths(&at(&full_major)),
+        );
+        assert_eq!(b.len(), m.len(), "{name}");
+        for (x, y) in b.iter().zip(&m) {
+            assert!(
+                x <= y,
+                "full build {name}: {x} bytes with best, {y} with major"
+            );
+            full_shorter += usize::from(x < y);
+        }
+    }
+    assert!(
+        full_shorter > 0,
+        "no block of a full build shorter with best"
+    );
+    let a = Tablebase::open(&full_major, E).unwrap();
+    let b = Tablebase::open(&full_best, E).unwrap();
+    for r in &reports {
+        let ix = SliceIndex::new(r.material, E.geometry());
+        for side in [Color::White, Color::Black] {
+            (0..ix.size()).into_par_iter().for_each(|i| {
+                let pos = ix.unindex(i, side);
+                let want = a.probe_dtw(&pos).unwrap();
+                assert_eq!(b.probe_dtw(&pos).unwrap(), want, "{} {i}", r.material);
+                assert_eq!(b.probe_wld(&pos).unwrap(), a.probe_wld(&pos).unwrap());
+            });
+        }
+    }
     let old = Tablebase::open(&v1, E).unwrap();
     let new = Tablebase::open(&best, E).unwrap();
     assert_eq!(assert_same_answers(&old, &new), threats);
 }
 
 /// `dtb plan --fill best` hands the fill to every job's `dtb gen` (a cluster build writes
-/// the bytes a one-machine `dtb gen --fill best` writes); a plan that is not WLD-only has
-/// no choice of fill and is refused, printing no plan.
+/// the bytes a one-machine `dtb gen --fill best` writes), a full plan's as well as a
+/// WLD-only one's.
 #[test]
 fn plan_hands_the_fill_to_its_jobs() {
     let tmp = tempfile::tempdir().unwrap();
@@ -536,9 +561,23 @@ fn plan_hands_the_fill_to_its_jobs() {
         err.contains("--estimate") && err.contains("--block-len"),
         "{err}"
     );
+    // A full plan's jobs fill as asked too, and a WLD-only plan says so with --values.
     let full = plan(&["--fill", "best"]);
-    let err = String::from_utf8_lossy(&full.stderr);
-    assert!(!full.status.success(), "{err}");
-    assert!(err.contains("--fill best: only WLD-only plans"), "{err}");
-    assert!(full.stdout.is_empty());
+    let text = String::from_utf8_lossy(&full.stdout);
+    assert!(
+        full.status.success(),
+        "{}",
+        String::from_utf8_lossy(&full.stderr)
+    );
+    let gens: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" gen --variant"))
+        .collect();
+    assert!(
+        !gens.is_empty() && gens.iter().all(|l| l.contains(" --fill best ")),
+        "{text}"
+    );
+    assert!(gens.iter().all(|l| !l.contains("--values")), "{text}");
+    let best_text = String::from_utf8_lossy(&best.stdout);
+    assert!(best_text.contains(" --values wld "), "{best_text}");
 }

@@ -6,29 +6,29 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use dtb_probe::internal::format::{
-    table_file_name, Header, ValueKind, WldCode, FORMAT_VERSION, FORMAT_VERSION_FLIP,
-    FORMAT_VERSION_THREAT,
+    table_file_name, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP, FORMAT_VERSION_THREAT,
 };
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableFile};
-use dtb_probe::internal::value::Code;
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld};
-use crate::finished::{Finished, TableSource};
 use crate::compress::{add_threats, fill_blocks, Fill};
+use crate::finished::{Finished, TableSource};
+use crate::packed::pack_codes;
+use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
     group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in,
     stored_codes, MappedResults, SolvedSlice, SolvedWld,
 };
-use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::store::{Codes, Layered, Store};
 use crate::words::Words;
 use crate::write::{write_packed_wld, write_table, CompressionParams, TableData, WriteError};
 
 mod plan;
 
+pub use crate::values::Values;
 use plan::list;
 pub use plan::{parse_size, wld_results_bytes, Action, Forecast, Plan, WldSolver};
 
@@ -226,7 +226,7 @@ enum OnDisk {
 /// read later is checked again (its checksum, length and codes).
 fn on_disk(plan: &Plan, m: Material) -> OnDisk {
     let cache = std::sync::Arc::new(BlockCache::new(1 << 20));
-    for &kind in plan.kinds() {
+    for kind in plan.kinds() {
         let path = plan.path(m, kind);
         if !path.exists() {
             return OnDisk::Missing;
@@ -286,54 +286,9 @@ fn header_of(
         },
         block_count: 0,
         counts,
-        max_plies: if plan.wld_only { 0 } else { max_plies },
+        max_plies: if !plan.distances() { 0 } else { max_plies },
         payload_crc: 0,
     }
-}
-
-/// The bits of value codes ([`Code::bits`], what a DTW file stores), in the same buffer: the
-/// in-place collect of a vector into one of the same layout (`Code` is a transparent `u16`)
-/// copies nothing, where a second vector of the largest 7-piece slice would take 2.8 GB.
-fn into_bits(codes: Vec<Code>) -> Vec<u16> {
-    codes.into_iter().map(Code::bits).collect()
-}
-
-/// DTW file codes (the bits of [`Code`]s) to WLD file codes ([`WldCode`]), in place. A capture
-/// position (bit set in `capture`) is "don't care"; it gets the most common value among the
-/// non-capture positions of its WLD block (English 2-5: 3.7% fewer bytes than repeating the
-/// previous value, the choice kept for DTW files; `examples/compress_lab.rs`).
-fn to_wld_codes(codes: &mut [u16], capture: &[u64]) {
-    use rayon::prelude::*;
-    let block = WLD_BLOCK_LEN as usize;
-    // Blocks are independent: converted on all worker threads.
-    codes
-        .par_chunks_mut(block)
-        .enumerate()
-        .for_each(|(b, chunk)| {
-            let is_capture = |j: usize| {
-                let i = b * block + j;
-                capture[i / 64] >> (i % 64) & 1 != 0
-            };
-            let mut count = [0u32; 3];
-            for (j, c) in chunk.iter_mut().enumerate() {
-                *c = u16::from(WldCode::of(Code::from_bits(*c)).bits());
-                if !is_capture(j) {
-                    count[*c as usize] += 1;
-                }
-            }
-            // Ties go to the lower code (draw, then win, then loss).
-            let mut common = 0;
-            for k in 1..3 {
-                if count[k] > count[common] {
-                    common = k;
-                }
-            }
-            for (j, c) in chunk.iter_mut().enumerate() {
-                if is_capture(j) {
-                    *c = common as u16;
-                }
-            }
-        });
 }
 
 /// The stored sides of a slice: White to move only for a colour-symmetric one.
@@ -453,7 +408,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             finished_slice(plan, &mut store, m, held, spill.as_deref())?
         } else {
             check_room(plan, &store, m, spill.is_some())?;
-            if plan.wld_only {
+            if !plan.distances() {
                 solve_wld(
                     plan,
                     &mut store,
@@ -533,7 +488,7 @@ fn lock_output(plan: &Plan) -> Result<Locks, BuildError> {
         None => remove_stale_temporaries(&plan.out, ""),
         Some(m) => {
             for kind in plan.kinds() {
-                let path = plan.path(m, *kind);
+                let path = plan.path(m, kind);
                 let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
                 remove_stale_temporaries(&plan.out, &name.unwrap_or_default());
             }
@@ -581,11 +536,9 @@ fn check_before_work(plan: &Plan, done: &[bool]) -> Result<(), BuildError> {
         }
     }
     // A slice no solver takes is named now, not hours into the build.
-    if let Some((&m, _)) =
-        plan.slices.iter().zip(done).find(|(&m, &d)| {
-            !d && group_too_large(&plan.rules, m) && !(plan.wld_only && m.men() == 0)
-        })
-    {
+    if let Some((&m, _)) = plan.slices.iter().zip(done).find(|(&m, &d)| {
+        !d && group_too_large(&plan.rules, m) && !(!plan.distances() && m.men() == 0)
+    }) {
         return Err(BuildError::Solve {
             material: m,
             source: Box::new(
@@ -680,7 +633,7 @@ fn finished_slice(
     };
     let loaded = if !held || reused {
         Ok(()) // finished, and nothing left to solve reads it (or mapped again)
-    } else if plan.wld_only {
+    } else if !plan.distances() {
         store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
     } else {
         store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
@@ -738,7 +691,7 @@ fn both_sides(c: [[u64; 3]; 2], symmetric: bool) -> [u64; 3] {
 /// memory available now.
 fn check_room(plan: &Plan, store: &Store, m: Material, spilling: bool) -> Result<(), BuildError> {
     let needed = plan.solve_bytes(m, rayon::current_num_threads())
-        - if spilling && plan.wld_only {
+        - if spilling && !plan.distances() {
             plan.held_bytes(m) // to a scratch file, not copied
         } else {
             0
@@ -777,71 +730,53 @@ fn solve_full(
     })?;
     let solve_seconds = t0.elapsed().as_secs_f64();
     let dtw_header = header(plan, &solved, ValueKind::Dtw, if symmetric { 1 } else { 3 });
-    let wld_header = header(plan, &solved, ValueKind::Wld, if symmetric { 1 } else { 3 });
-    let c = solved.counts;
-    let max_plies = solved.max_plies;
-    // The store keeps the true values (capture positions included); the files get
-    // "don't care" in capture positions. A WLD-only build packs the outcomes for the
-    // store first, then converts the slice's values to WLD codes in place (the largest
-    // 7-piece slice holds 1.4 G positions a side); a full build writes DTW and WLD codes
-    // from one copy and keeps the true DTW codes. WLD codes fill capture positions by
-    // their block's majority, DTW codes by the value before (`stored_codes`).
+    let (c, max_plies) = (solved.counts, solved.max_plies);
+    // The store keeps the true values (capture positions included); the files get "don't
+    // care" in capture positions: the DTW file the value before (`stored_codes`), the WLD
+    // file as every build fills its WLD files (`write_wld`).
     let SolvedSlice {
         values: [c0, mut c1],
-        capture: [cap0, cap1],
+        capture: [mut cap0, mut cap1],
         ..
     } = solved;
     if symmetric {
         c1 = Vec::new();
     }
-    let kept = (plan.wld_only && read).then(|| {
-        [
-            Some(Codes::wld_of_codes(&c0)),
-            (!symmetric).then(|| Codes::wld_of_codes(&c1)),
-        ]
-    });
-    let copy = (!plan.wld_only).then(|| {
-        (
-            stored_codes(&c0, &cap0),
-            if symmetric {
-                Vec::new()
-            } else {
-                stored_codes(&c1, &cap1)
-            },
-        )
-    });
     let t1 = Instant::now();
-    let dtw_bytes = match &copy {
-        None => 0,
-        Some((s0, s1)) => write_table(
+    let dtw_bytes = {
+        let s0 = stored_codes(&c0, &cap0);
+        let s1 = if symmetric {
+            Vec::new()
+        } else {
+            stored_codes(&c1, &cap1)
+        };
+        write_table(
             &plan.path(m, ValueKind::Dtw),
             &TableData {
                 header: dtw_header,
-                sides: sides_of(symmetric, s0, s1),
+                sides: sides_of(symmetric, &s0, &s1),
             },
             &plan.zstd,
-        )?,
+        )?
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();
-    let t2 = Instant::now();
-    // The true codes: kept for the store by a full build, else converted in place.
-    let (mut w0, mut w1, kept_true) = match copy {
-        Some((a, b)) => (a, b, Some((c0, c1))),
-        None => (into_bits(c0), into_bits(c1), None),
-    };
-    to_wld_codes(&mut w0, &cap0);
-    to_wld_codes(&mut w1, &cap1);
-    let wld_bytes = write_table(
-        &plan.path(m, ValueKind::Wld),
-        &TableData {
-            header: wld_header,
-            sides: sides_of(symmetric, &w0, &w1),
+    let mut w0 = pack_codes(&c0);
+    let mut w1 = pack_codes(&c1);
+    let mut outcomes: Vec<&mut [u64]> = vec![&mut w0];
+    if !symmetric {
+        outcomes.push(&mut w1);
+    }
+    let written = write_wld(
+        plan,
+        WldOut {
+            material: m,
+            outcomes,
+            capture: [&mut cap0, &mut cap1],
+            counts: c,
+            max_plies,
         },
-        &plan.zstd,
     )?;
-    drop((w0, w1));
-    drop((cap0, cap1));
-    let counts = both_sides(c, symmetric);
+    drop((w0, w1, cap0, cap1));
     let st = SliceStats {
         material: m,
         positions,
@@ -849,28 +784,97 @@ fn solve_full(
         seconds: t0.elapsed().as_secs_f64(),
         solve_seconds,
         resumed_rounds: 0,
-        write_seconds: [dtw_seconds, t2.elapsed().as_secs_f64()],
-        threat_seconds: 0.0,
-        threats: 0,
-        wld_bytes,
+        write_seconds: [dtw_seconds, written.seconds],
+        threat_seconds: written.threat_seconds,
+        threats: written.threats,
+        wld_bytes: written.bytes,
         dtw_bytes,
-        counts,
-        max_plies: if plan.wld_only { 0 } else { max_plies },
+        counts: both_sides(c, symmetric),
+        max_plies,
         skipped: false,
     };
-    match (kept, kept_true) {
-        _ if !read => {}
-        (Some(sides), _) => store.insert_codes(m, sides),
-        (None, Some((c0, c1))) => {
-            store.insert((m, [Some(c0), (!symmetric).then_some(c1)]));
-            if let Some(sp) = spill {
-                spill_slice(plan, store, m, sp)?;
-            }
+    if read {
+        store.insert((m, [Some(c0), (!symmetric).then_some(c1)]));
+        if let Some(sp) = spill {
+            spill_slice(plan, store, m, sp)?;
         }
-        // A WLD-only build reads back the packed outcomes (`kept`), made whenever it reads.
-        (None, None) => {}
     }
     Ok(st)
+}
+
+/// One slice's outcomes on their way to its WLD file.
+struct WldOut<'a> {
+    material: Material,
+    /// Per stored side (White to move first; one side for a colour-symmetric slice), the
+    /// true outcomes packed ([`crate::packed`]); their "don't care" positions are filled here.
+    outcomes: Vec<&'a mut [u64]>,
+    /// Per side (both, stored or not), one bit a position: the side to move must capture.
+    /// Threat positions are added in place when the file is version 3.
+    capture: [&'a mut [u64]; 2],
+    /// Per side: wins, losses, draws.
+    counts: [[u64; 3]; 2],
+    /// The longest distance in plies (recorded only by builds that solve distances).
+    max_plies: u16,
+}
+
+/// What writing a WLD file did.
+struct WldWritten {
+    bytes: u64,
+    threats: u64,
+    threat_seconds: f64,
+    /// The whole write, the threat pass included.
+    seconds: f64,
+}
+
+/// The one WLD writer of every build: "don't care" positions (capture positions, and in a
+/// version 3 file threat positions, [`Plan::writes_threats`]) filled block by block as the
+/// plan says ([`Plan::with_fill`]), then the packed blocks compressed and written
+/// atomically.
+fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
+    let WldOut {
+        material: m,
+        mut outcomes,
+        capture: [cap0, cap1],
+        counts,
+        max_plies,
+    } = out;
+    let t0 = Instant::now();
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let v3 = plan.writes_threats();
+    let mut threats = 0;
+    if v3 {
+        let ix = SliceIndex::new(m, plan.rules.geometry());
+        threats = add_threats(&plan.rules, &ix, Color::White, cap0, cap1);
+        if outcomes.len() == 2 {
+            threats += add_threats(&plan.rules, &ix, Color::Black, cap1, cap0);
+        }
+    }
+    let threat_seconds = t0.elapsed().as_secs_f64();
+    let path = plan.path(m, ValueKind::Wld);
+    let blocks_per_side = size.div_ceil(u64::from(WLD_BLOCK_LEN)) as u32;
+    for (k, (v, dc)) in outcomes.iter_mut().zip([&*cap0, &*cap1]).enumerate() {
+        // The file numbers the second side's blocks after the first's.
+        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|(b, source)| {
+            WriteError::Compress {
+                path: path.clone(),
+                block: k as u32 * blocks_per_side + b,
+                source,
+            }
+        })?;
+    }
+    let sides_code = if outcomes.len() == 1 { 1 } else { 3 };
+    let mut header = header_of(plan, m, size, counts, max_plies, ValueKind::Wld, sides_code);
+    if v3 {
+        header.version = FORMAT_VERSION_THREAT;
+    }
+    let sides: Vec<&[u64]> = outcomes.iter().map(|v| &**v).collect();
+    let bytes = write_packed_wld(&path, header, &sides, &plan.zstd)?;
+    Ok(WldWritten {
+        bytes,
+        threats,
+        threat_seconds,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
 }
 
 /// Folder of a build directory that holds the scratch files of finished slices (a job of
@@ -944,7 +948,7 @@ fn spill_slice(
 /// whether it did.
 fn reuse_scratch(plan: &Plan, store: &mut Store, m: Material, spill: &Spill) -> bool {
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
-    let (kind, len) = if plan.wld_only {
+    let (kind, len) = if !plan.distances() {
         (ScratchKind::Wld, size.div_ceil(32) * 8)
     } else {
         (ScratchKind::Dtw, 2 * size)
@@ -969,13 +973,15 @@ fn to_scratch(
     spill: &Spill,
 ) -> Result<Codes, BuildError> {
     let path = scratch_path(plan, m, side);
-    Scratch::write(raw, &path, spill).map(Codes::Mapped).map_err(|source| {
-        BuildError::Write(WriteError::Io {
-            path,
-            action: "writing a scratch file of finished outcomes",
-            source,
+    Scratch::write(raw, &path, spill)
+        .map(Codes::Mapped)
+        .map_err(|source| {
+            BuildError::Write(WriteError::Io {
+                path,
+                action: "writing a scratch file of finished outcomes",
+                source,
+            })
         })
-    })
 }
 
 /// Solve slice `m` of a WLD-only build with `method`, reading finished slices from `src`.
@@ -1097,55 +1103,22 @@ fn solve_wld(
             (!symmetric).then(|| Codes::Wld(v1.to_vec())),
         ])
     };
-    let t2 = Instant::now();
-    // "Don't care" positions: capture positions, and in a version 3 file threat positions
-    // too, added to the capture bits (the store has its copy of the true outcomes already).
     let (mut cap0, mut cap1) = (cap0, cap1);
-    let v3 = plan.writes_threats();
-    let mut threats = 0;
-    if v3 {
-        let ix = SliceIndex::new(m, plan.rules.geometry());
-        threats = add_threats(&plan.rules, &ix, Color::White, &mut cap0, &cap1);
-        if !symmetric {
-            threats += add_threats(&plan.rules, &ix, Color::Black, &mut cap1, &cap0);
-        }
-    }
-    let threat_seconds = t2.elapsed().as_secs_f64();
-    let wld_path = plan.path(m, ValueKind::Wld);
-    // The file numbers the second side's blocks after the first's.
-    let fill = |v: &mut [u64], dc: &[u64], first_block: u32| {
-        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|(b, source)| {
-            WriteError::Compress {
-                path: wld_path.clone(),
-                block: first_block + b,
-                source,
-            }
-        })
-    };
-    fill(&mut v0, &cap0, 0)?;
-    drop(cap0);
+    let mut outcomes: Vec<&mut [u64]> = vec![&mut v0];
     if !symmetric {
-        fill(
-            &mut v1,
-            &cap1,
-            size.div_ceil(u64::from(WLD_BLOCK_LEN)) as u32,
-        )?;
+        outcomes.push(&mut v1);
     }
-    drop(cap1);
-    let mut header = header_of(
+    let written = write_wld(
         plan,
-        m,
-        size,
-        c,
-        0,
-        ValueKind::Wld,
-        if symmetric { 1 } else { 3 },
-    );
-    if v3 {
-        header.version = FORMAT_VERSION_THREAT;
-    }
-    let sides: Vec<&[u64]> = if symmetric { vec![&v0] } else { vec![&v0, &v1] };
-    let wld_bytes = write_packed_wld(&plan.path(m, ValueKind::Wld), header, &sides, &plan.zstd)?;
+        WldOut {
+            material: m,
+            outcomes,
+            capture: [&mut cap0, &mut cap1],
+            counts: c,
+            max_plies: 0,
+        },
+    )?;
+    drop((cap0, cap1));
     drop((v0, v1));
     if let Some(k) = kept {
         store.insert_codes(m, k);
@@ -1162,10 +1135,10 @@ fn solve_wld(
         seconds: t0.elapsed().as_secs_f64(),
         solve_seconds,
         resumed_rounds,
-        write_seconds: [0.0, t2.elapsed().as_secs_f64()],
-        threat_seconds,
-        threats,
-        wld_bytes,
+        write_seconds: [0.0, written.seconds],
+        threat_seconds: written.threat_seconds,
+        threats: written.threats,
+        wld_bytes: written.bytes,
         dtw_bytes: 0,
         counts,
         max_plies: 0,

@@ -51,11 +51,12 @@ pub struct Plan {
     pub(crate) zstd: CompressionParams,
     /// How WLD files fill their "don't care" positions (default [`Fill::Major`]).
     pub(crate) fill: Fill,
-    /// Write WLD files only, and keep solved slices in memory as outcomes (2 bits a position
+    /// The value kinds written (default WLD and DTW). Without distances
+    /// ([`Values::solves_distances`]) solved slices are kept as outcomes (2 bits a position
     /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
-    /// inside a slice then depend on nominal distances of its exits, so no DTW is written and
-    /// the WLD headers record no longest distance (0).
-    pub(crate) wld_only: bool,
+    /// inside a slice then depend on nominal distances of its exits, so the WLD headers
+    /// record no longest distance (0).
+    pub(crate) values: Values,
     /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
     /// `default_budget`). A WLD-only build whose finished slices do not fit beside the
     /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
@@ -109,9 +110,14 @@ impl Plan {
         &self.zstd
     }
 
-    /// Whether only WLD files are written.
-    pub fn wld_only(&self) -> bool {
-        self.wld_only
+    /// The value kinds written.
+    pub fn values(&self) -> Values {
+        self.values
+    }
+
+    /// Whether the build solves exact distances ([`Values::solves_distances`]).
+    pub(crate) fn distances(&self) -> bool {
+        self.values.solves_distances()
     }
 
     /// The memory budget, bytes.
@@ -141,9 +147,9 @@ impl Plan {
         self
     }
 
-    /// WLD files only (see the field's docs: [`Plan::wld_only`]).
-    pub fn with_wld_only(mut self, wld_only: bool) -> Plan {
-        self.wld_only = wld_only;
+    /// These value kinds (see [`Plan::values`]).
+    pub fn with_values(mut self, values: Values) -> Plan {
+        self.values = values;
         self
     }
 
@@ -157,7 +163,7 @@ impl Plan {
     /// care"): a WLD-only build under compulsory capture, unless told otherwise
     /// ([`Plan::with_threats`]).
     pub fn writes_threats(&self) -> bool {
-        self.threats && self.wld_only && self.rules.capture_compulsory
+        self.threats && !self.distances() && self.rules.capture_compulsory
     }
 
     /// Threat positions "don't care" in the WLD files of a WLD-only build under compulsory
@@ -232,7 +238,7 @@ impl Plan {
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd: ZSTD,
             fill: Fill::Major,
-            wld_only: false,
+            values: Values::WLD_DTW,
             memory: default_budget(),
             single: None,
             scratch_limit: None,
@@ -256,7 +262,7 @@ impl Plan {
         rules: Rules,
         m: Material,
         out: impl Into<PathBuf>,
-        wld_only: bool,
+        values: Values,
         with_deps: bool,
     ) -> Result<Plan, BuildError> {
         let name = m.to_string();
@@ -277,7 +283,7 @@ impl Plan {
         }
         let m = m.canonical();
         let mut plan = Plan::new(rules, m.pieces().max(2), out)?;
-        plan.wld_only = wld_only;
+        plan.values = values;
         // Everything m depends on: the closure of its successors.
         let mut needed = std::collections::BTreeSet::from([m]);
         let mut todo = vec![m];
@@ -322,7 +328,7 @@ impl Plan {
     /// codes (2 bytes) otherwise; plus [`OVERHEAD_BYTES`].
     pub fn solve_bytes(&self, m: Material, threads: usize) -> u64 {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
-        if self.wld_only {
+        if !self.distances() {
             // The store's copy of the outcomes, unless it goes to a scratch file.
             let kept = 2 * size.div_ceil(32) * 8;
             return OVERHEAD_BYTES + self.wld_solver(m, threads).1 + kept;
@@ -351,7 +357,7 @@ impl Plan {
     /// capture flags in scratch files, because in memory they would take its working set past
     /// three quarters of the budget.
     pub fn maps_results(&self, m: Material, threads: usize) -> bool {
-        if !self.wld_only {
+        if self.distances() {
             return false;
         }
         let (method, bytes) = self.wld_solver_with(m, threads, 0);
@@ -366,7 +372,7 @@ impl Plan {
     /// grouped solver.
     pub fn results_on_disk(&self, m: Material, threads: usize) -> bool {
         self.maps_results(m, threads)
-            || (self.wld_only
+            || (!self.distances()
                 && self.wld_solver(m, threads).0 != WldSolver::Bits
                 && 2 * SliceIndex::new(m, self.rules.geometry()).size()
                     >= self.checkpoint_positions)
@@ -396,7 +402,7 @@ impl Plan {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
         let sides = if m == m.mirror() { 1 } else { 2 };
         sides
-            * if self.wld_only {
+            * if !self.distances() {
                 size.div_ceil(32) * 8
             } else {
                 2 * size
@@ -420,7 +426,7 @@ impl Plan {
                     let n = SliceIndex::new(s.material, self.rules.geometry()).size();
                     s.disk_bytes += wld_results_bytes(n);
                 }
-                if s.action == Action::Solve && self.wld_only {
+                if s.action == Action::Solve && !self.distances() {
                     // The store's copy of the outcomes goes to the scratch file.
                     s.solve_bytes -= self.held_bytes(s.material).min(s.solve_bytes);
                 }
@@ -524,7 +530,7 @@ impl Plan {
         let Some(limit) = self.scratch_limit else {
             return chosen;
         };
-        if !self.wld_only || !self.needs_spill(threads) {
+        if self.distances() || !self.needs_spill(threads) {
             return chosen;
         }
         let (done, readers) = self.readers_on_disk();
@@ -581,12 +587,8 @@ impl Plan {
     }
 
     /// The kinds of file this build writes.
-    pub fn kinds(&self) -> &'static [ValueKind] {
-        if self.wld_only {
-            &[ValueKind::Wld]
-        } else {
-            &[ValueKind::Wld, ValueKind::Dtw]
-        }
+    pub fn kinds(&self) -> impl Iterator<Item = ValueKind> {
+        self.values.iter()
     }
 
     /// Path of the file of slice `m`, kind `kind`.
