@@ -50,18 +50,19 @@ pub struct Args {
 /// Any failure, as one message chain for the caller to print.
 pub fn run(a: Args) -> Result<ExitCode> {
     let rules = a.variant.rules()?;
-    probe(&rules, &a.dir, a.json, a.batch, a.line, a.moves, a.fens)
+    probe(&rules, a)
 }
 
-fn probe(
-    rules: &Rules,
-    dirs: &[PathBuf],
-    json: bool,
-    batch: Option<PathBuf>,
-    line: bool,
-    moves: bool,
-    fens: Vec<String>,
-) -> Result<ExitCode> {
+fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
+    let Args {
+        dir: dirs,
+        json,
+        batch,
+        line,
+        moves,
+        fens,
+        ..
+    } = a;
     let mut tb = open_tables(&dirs[0], rules)?;
     for d in &dirs[1..] {
         if !d.is_dir() {

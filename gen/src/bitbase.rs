@@ -104,6 +104,34 @@ impl Side {
     fn resolved(&self, i: u64) -> bool {
         self.win.get(i) || self.loss.get(i)
     }
+
+    /// Record what the start pass found of position `i`; a resolved one joins the frontier.
+    #[inline]
+    fn record_start(&self, i: u64, st: Start) {
+        match st {
+            Start::Known { code, capture } => {
+                self.fixed.set(i);
+                if capture {
+                    self.cap.set(i);
+                }
+                match code.wld() {
+                    Wld::Win => self.win.set(i),
+                    Wld::Loss => self.loss.set(i),
+                    Wld::Draw => false,
+                };
+            }
+            Start::Open { aux, win_exit, .. } => {
+                if win_exit.is_some() {
+                    self.win.set(i);
+                } else if aux & AUX_DRAW_EXIT != 0 {
+                    self.fixed.set(i);
+                }
+            }
+        }
+        if self.resolved(i) {
+            self.new.set(i);
+        }
+    }
 }
 
 /// Peak heap bytes [`solve_kings_wld`] takes for a slice of `n` placements, its result
@@ -138,75 +166,114 @@ pub fn solve_kings_wld<S: Finished>(
     );
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
-    let dec = ix.group_decoder(0);
-    let steps = Steps::new(rules);
+    let kings = KingsSlice {
+        rules,
+        src,
+        material,
+        dec: ix.group_decoder(0),
+        steps: Steps::new(rules),
+        n,
+    };
     let oom = |e| SolveError::OutOfMemory(material, e);
     let mut sides = [Side::new(n).map_err(oom)?, Side::new(n).map_err(oom)?];
+    kings.start_pass(&sides, progress)?;
+    let passes = kings.passes(&mut sides, progress);
+    let (values, capture, counts) = kings.packed(sides);
+    Ok(SolvedWld {
+        material,
+        size: n,
+        values: values.map(Words::from),
+        capture: capture.map(Words::from),
+        counts,
+        levels: passes,
+        earlier_seconds: 0.0,
+        resumed_rounds: 0,
+    })
+}
 
-    // 1. Start.
-    (0..n.div_ceil(INIT_CHUNK))
-        .into_par_iter()
-        .try_for_each_init(
-            || (Vec::new(), S::Cache::default()),
-            |(moves, look), c| {
-                let lo = c * INIT_CHUNK;
-                let len = INIT_CHUNK.min(n - lo);
-                for (j, (wk, bk)) in dec.kings_from(lo).take(len as usize).enumerate() {
-                    let i = lo + j as u64;
-                    for side in [Color::White, Color::Black] {
-                        let st = start(
-                            rules, src, material, &dec, &steps, wk, bk, side, moves, look,
-                        )?;
-                        let s = &sides[side.index()];
-                        match st {
-                            Start::Known { code, capture } => {
-                                s.fixed.set(i);
-                                if capture {
-                                    s.cap.set(i);
-                                }
-                                match code.wld() {
-                                    Wld::Win => s.win.set(i),
-                                    Wld::Loss => s.loss.set(i),
-                                    Wld::Draw => false,
-                                };
-                            }
-                            Start::Open { aux, win_exit, .. } => {
-                                if win_exit.is_some() {
-                                    s.win.set(i);
-                                } else if aux & AUX_DRAW_EXIT != 0 {
-                                    s.fixed.set(i);
-                                }
-                            }
-                        }
-                        if s.resolved(i) {
-                            s.new.set(i);
+/// A slice of kings only being solved in bits: what every phase reads.
+struct KingsSlice<'a, S> {
+    rules: &'a Rules,
+    /// The finished slices its captures lead to.
+    src: &'a S,
+    material: Material,
+    /// The slice's one group (no men): kings placements and their ranks.
+    dec: GroupDecoder,
+    steps: Steps,
+    /// Placements a side.
+    n: u64,
+}
+
+impl<S: Finished> KingsSlice<'_, S> {
+    /// Phase 1, start: every position classified on its own (captures and blocked sides
+    /// known, wins by an exit found), the resolved ones the first frontier.
+    fn start_pass(
+        &self,
+        sides: &[Side; 2],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(), SolveError<S::Error>> {
+        let n = self.n;
+        (0..n.div_ceil(INIT_CHUNK))
+            .into_par_iter()
+            .try_for_each_init(
+                || (Vec::new(), S::Cache::default()),
+                |(moves, look), c| {
+                    let lo = c * INIT_CHUNK;
+                    let len = INIT_CHUNK.min(n - lo);
+                    let placements = self.dec.kings_from(lo).take(len as usize);
+                    for (j, (wk, bk)) in placements.enumerate() {
+                        let i = lo + j as u64;
+                        for side in [Color::White, Color::Black] {
+                            let st = self.start(wk, bk, side, moves, look)?;
+                            sides[side.index()].record_start(i, st);
                         }
                     }
-                }
-                progress(2 * len);
-                Ok(())
-            },
-        )
-        .map_err(SolveError::Lookup)?;
+                    progress(2 * len);
+                    Ok(())
+                },
+            )
+            .map_err(SolveError::Lookup)
+    }
 
-    // 2. Passes.
-    let mut passes = 0usize;
-    let mut reported = 2 * n;
-    loop {
-        let frontier: u64 = sides.iter().map(|s| s.new.count()).sum();
-        if frontier == 0 {
-            break;
+    /// Phase 2, passes until nothing new is resolved: the predecessors of the positions
+    /// resolved last are won (a move to a lost position) or candidates, and a candidate
+    /// whose every move leads to a won position is lost. Returns the number of passes.
+    fn passes(&self, sides: &mut [Side; 2], progress: &(dyn Fn(u64) + Sync)) -> usize {
+        let n = self.n;
+        let mut passes = 0usize;
+        let mut reported = 2 * n;
+        loop {
+            let frontier: u64 = sides.iter().map(|s| s.new.count()).sum();
+            if frontier == 0 {
+                break;
+            }
+            passes += 1;
+            self.unmove_frontier(sides);
+            self.resolve_candidates(sides);
+            // What this pass found is the next frontier.
+            for side in sides.iter_mut() {
+                side.cand.clear();
+                side.new.clear();
+                std::mem::swap(&mut side.new, &mut side.next);
+            }
+            let report = frontier.min(4 * n - reported);
+            progress(report);
+            reported += report;
         }
-        passes += 1;
-        // Predecessors of the positions resolved last: won, or candidates.
+        progress(4 * n - reported);
+        passes
+    }
+
+    /// Predecessors of the positions resolved last: won, or candidates.
+    fn unmove_frontier(&self, sides: &[Side; 2]) {
         for (s, side) in sides.iter().enumerate() {
             let mover = &sides[1 - s];
             scan(&side.new, |i| {
-                let (wk, bk) = dec.kings(i);
+                let (wk, bk) = self.dec.kings(i);
                 let lost = side.loss.get(i);
                 // The side that just moved is the other one (s = 0: White to move here).
                 let movers = if s == 0 { bk } else { wk };
-                for_each_move(&dec, &steps, i, wk, bk, movers, |q| {
+                self.each_move(i, (wk, bk), movers, |q| {
                     if mover.resolved(q) {
                         return true;
                     }
@@ -222,67 +289,129 @@ pub fn solve_kings_wld<S: Finished>(
                 });
             });
         }
-        // Candidates all of whose moves lead to won positions are lost.
+    }
+
+    /// Candidates all of whose moves lead to won positions are lost.
+    fn resolve_candidates(&self, sides: &[Side; 2]) {
         for (s, side) in sides.iter().enumerate() {
             let other = &sides[1 - s];
             scan(&side.cand, |i| {
                 if side.resolved(i) {
                     return;
                 }
-                let (wk, bk) = dec.kings(i);
+                let (wk, bk) = self.dec.kings(i);
                 let own = if s == 0 { wk } else { bk };
-                let all_won = for_each_move(&dec, &steps, i, wk, bk, own, |r| other.win.get(r));
+                let all_won = self.each_move(i, (wk, bk), own, |r| other.win.get(r));
                 if all_won && side.loss.set(i) {
                     side.next.set(i);
                 }
             });
         }
-        // What this pass found is the next frontier.
-        for side in sides.iter_mut() {
-            side.cand.clear();
-            side.new.clear();
-            std::mem::swap(&mut side.new, &mut side.next);
-        }
-        let report = frontier.min(4 * n - reported);
-        progress(report);
-        reported += report;
     }
-    progress(4 * n - reported);
 
-    // 3. The outcomes, packed; the solving bitmaps go first.
-    let [a, b] = sides;
-    let mut counts = [[0u64; 3]; 2];
-    let mut values: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
-    let mut capture: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
-    for (s, side) in [a, b].into_iter().enumerate() {
-        let Side { win, loss, cap, .. } = side;
-        let (w, l) = (win.count(), loss.count());
-        counts[s] = [w, l, n - w - l];
-        let (win, loss) = (win.into_words(), loss.into_words());
-        values[s] = (0..n.div_ceil(32) as usize)
-            .into_par_iter()
-            .map(|k| {
-                let half = |words: &[u64]| (words[k / 2] >> (32 * (k % 2))) as u32;
-                (spread(half(&win)) * u64::from(WldCode::Win.bits()))
-                    | (spread(half(&loss)) * u64::from(WldCode::Loss.bits()))
-            })
-            .collect();
-        capture[s] = if rules.capture_compulsory {
-            cap.into_words()
-        } else {
-            vec![0; n.div_ceil(64) as usize]
-        };
+    /// Phase 3: the outcomes, packed, the capture bits and the counts per side; the solving
+    /// bitmaps go first.
+    #[allow(clippy::type_complexity)]
+    fn packed(&self, sides: [Side; 2]) -> ([Vec<u64>; 2], [Vec<u64>; 2], [[u64; 3]; 2]) {
+        let n = self.n;
+        let mut counts = [[0u64; 3]; 2];
+        let mut values: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        let mut capture: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+        for (s, side) in sides.into_iter().enumerate() {
+            let Side { win, loss, cap, .. } = side;
+            let (w, l) = (win.count(), loss.count());
+            counts[s] = [w, l, n - w - l];
+            let (win, loss) = (win.into_words(), loss.into_words());
+            values[s] = (0..n.div_ceil(32) as usize)
+                .into_par_iter()
+                .map(|k| {
+                    let half = |words: &[u64]| (words[k / 2] >> (32 * (k % 2))) as u32;
+                    (spread(half(&win)) * u64::from(WldCode::Win.bits()))
+                        | (spread(half(&loss)) * u64::from(WldCode::Loss.bits()))
+                })
+                .collect();
+            capture[s] = if self.rules.capture_compulsory {
+                cap.into_words()
+            } else {
+                vec![0; n.div_ceil(64) as usize]
+            };
+        }
+        (values, capture, counts)
     }
-    Ok(SolvedWld {
-        material,
-        size: n,
-        values: values.map(Words::from),
-        capture: capture.map(Words::from),
-        counts,
-        levels: passes,
-        earlier_seconds: 0.0,
-        resumed_rounds: 0,
-    })
+
+    /// Calls `f` with the placement number after each quiet move of a king in `movers` (a
+    /// subset of the kings `wk`, `bk` of placement `i`) until it returns false; whether it
+    /// never did. King moves are their own reverse, so these are also the placements the
+    /// kings came from.
+    #[inline]
+    fn each_move(
+        &self,
+        i: u64,
+        (wk, bk): (u64, u64),
+        movers: u64,
+        mut f: impl FnMut(u64) -> bool,
+    ) -> bool {
+        let occ = wk | bk;
+        let mut ks = movers;
+        while ks != 0 {
+            let from = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            let mut to = self.steps.king_targets(from, occ);
+            while to != 0 {
+                let t = to.trailing_zeros() as u8;
+                to &= to - 1;
+                if !f(self.dec.kings_rank_after(i, wk, bk, from, t)) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// What the start pass knows of one position (kings `wk`, `bk`, `side` to move).
+    #[inline]
+    fn start(
+        &self,
+        wk: u64,
+        bk: u64,
+        side: Color,
+        moves: &mut Vec<Move>,
+        look: &mut S::Cache,
+    ) -> Result<Start, S::Error> {
+        let rules = self.rules;
+        let pos = self.dec.with_kings(wk, bk, side);
+        if rules.capture_compulsory && !has_capture(rules, &pos) {
+            // Quiet king moves only, all inside the slice.
+            let own = if side == Color::White { wk } else { bk };
+            let occ = wk | bk;
+            let mut inside = 0u32;
+            let mut ks = own;
+            while ks != 0 {
+                let sq = ks.trailing_zeros() as u8;
+                ks &= ks - 1;
+                inside += self.steps.king_targets(sq, occ).count_ones();
+            }
+            if inside == 0 {
+                return Ok(Start::Known {
+                    code: blocked_code(rules, &pos),
+                    capture: false,
+                });
+            }
+            return Ok(Start::Open {
+                inside: 1,
+                aux: 0,
+                win_exit: None,
+            });
+        }
+        legal_moves(rules, &pos, Counting::Unique, moves);
+        classify(rules, &pos, moves, |succ| {
+            if succ.material() == self.material {
+                Ok(None)
+            } else {
+                self.src.value(succ, look).map(Some)
+            }
+        })
+    }
 }
 
 /// Calls `f` with every set bit of `bits`, on every thread.
@@ -300,85 +429,6 @@ fn scan(bits: &Bits, f: impl Fn(u64) + Sync) {
                 }
             }
         });
-}
-
-/// Calls `f` with the placement number after each quiet move of a king in `movers` (a subset
-/// of the kings `wk`, `bk` of placement `i`) until it returns false; whether it never did.
-/// King moves are their own reverse, so these are also the placements the kings came from.
-#[inline]
-fn for_each_move(
-    dec: &GroupDecoder,
-    steps: &Steps,
-    i: u64,
-    wk: u64,
-    bk: u64,
-    movers: u64,
-    mut f: impl FnMut(u64) -> bool,
-) -> bool {
-    let occ = wk | bk;
-    let mut ks = movers;
-    while ks != 0 {
-        let from = ks.trailing_zeros() as u8;
-        ks &= ks - 1;
-        let mut to = steps.king_targets(from, occ);
-        while to != 0 {
-            let t = to.trailing_zeros() as u8;
-            to &= to - 1;
-            if !f(dec.kings_rank_after(i, wk, bk, from, t)) {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// What the start pass knows of one position (kings `wk`, `bk`, `side` to move).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn start<S: Finished>(
-    rules: &Rules,
-    src: &S,
-    material: Material,
-    dec: &GroupDecoder,
-    steps: &Steps,
-    wk: u64,
-    bk: u64,
-    side: Color,
-    moves: &mut Vec<Move>,
-    look: &mut S::Cache,
-) -> Result<Start, S::Error> {
-    let pos = dec.with_kings(wk, bk, side);
-    if rules.capture_compulsory && !has_capture(rules, &pos) {
-        // Quiet king moves only, all inside the slice.
-        let own = if side == Color::White { wk } else { bk };
-        let occ = wk | bk;
-        let mut inside = 0u32;
-        let mut ks = own;
-        while ks != 0 {
-            let sq = ks.trailing_zeros() as u8;
-            ks &= ks - 1;
-            inside += steps.king_targets(sq, occ).count_ones();
-        }
-        if inside == 0 {
-            return Ok(Start::Known {
-                code: blocked_code(rules, &pos),
-                capture: false,
-            });
-        }
-        return Ok(Start::Open {
-            inside: 1,
-            aux: 0,
-            win_exit: None,
-        });
-    }
-    legal_moves(rules, &pos, Counting::Unique, moves);
-    classify(rules, &pos, moves, |succ| {
-        if succ.material() == material {
-            Ok(None)
-        } else {
-            src.value(succ, look).map(Some)
-        }
-    })
 }
 
 #[cfg(test)]

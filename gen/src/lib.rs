@@ -16,6 +16,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// No function over 120 lines (clippy counts code lines) and none over 6 parameters
+// (clippy.toml), outside tests: checked by clippy in CI.
+#![warn(clippy::too_many_lines)]
+
 pub mod bitbase;
 pub mod build;
 pub mod compress;

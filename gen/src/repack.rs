@@ -210,6 +210,99 @@ fn repacked_already(rules: &Rules, m: Material, old: &TableFile, dest: &Path) ->
         && new.verify_payload().is_ok()
 }
 
+/// What repacking reads and adds up over the blocks of one stored side of a slice.
+struct SideRepack<'a> {
+    rules: &'a Rules,
+    ix: &'a SliceIndex,
+    /// The version 1 file.
+    old: &'a TableFile,
+    side: usize,
+    color: Color,
+    /// Positions a work item: a block of the new file (a multiple of 64).
+    chunk: u64,
+    /// Every how many work items one is done (an estimate samples; otherwise 1).
+    every: u64,
+    opts: &'a RepackOptions,
+    tally: &'a Tally,
+}
+
+/// Counts over a slice's blocks.
+#[derive(Default)]
+struct Tally {
+    captures: AtomicU64,
+    threats: AtomicU64,
+    /// Estimate: compressed bytes of the sampled blocks, old values and new.
+    sampled: [AtomicU64; 2],
+}
+
+impl SideRepack<'_> {
+    /// Work item `c`: its values read from the old file into `w` (packed), its threat
+    /// positions marked in `t`, its "don't care" positions filled by `filler`, and (for an
+    /// estimate) its compressed sizes before and after added up.
+    fn block(
+        &self,
+        c: usize,
+        w: &mut [u64],
+        t: &mut [u64],
+        filler: &mut std::io::Result<Filler>,
+    ) -> Result<(), RepackError> {
+        if !(c as u64).is_multiple_of(self.every) {
+            return Ok(());
+        }
+        let (chunk, h) = (self.chunk, self.old.header());
+        let lo = c as u64 * chunk;
+        let hi = (lo + chunk).min(h.positions_per_side);
+        let mut men = MenCache::default();
+        let mut moves = Vec::with_capacity(16);
+        let mut dc = vec![0u64; t.len()];
+        let (mut caps, mut thr) = (0, 0);
+        let mut block: Option<(u32, std::sync::Arc<[u8]>)> = None;
+        for i in lo..hi {
+            let (b, off) = h
+                .block_of(self.side, i)
+                .ok_or_else(|| RepackError::Invalid(format!("index {i} out of range")))?;
+            let raw = match &block {
+                Some((k, raw)) if *k == b => raw,
+                _ => &block.insert((b, self.old.read_block(b)?)).1,
+            };
+            let code = u16::from(raw[off / 4] >> (2 * (off % 4)) & 3);
+            let j = (i - lo) as usize;
+            w[j / 32] |= u64::from(code) << (2 * (j % 32));
+            let pos = self.ix.unindex_cached(i, self.color, &mut men);
+            if has_capture(self.rules, &pos) {
+                caps += 1;
+                dc[j / 64] |= 1 << (j % 64);
+            } else if is_threat_dont_care(self.rules, &pos, &mut moves) {
+                thr += 1;
+                dc[j / 64] |= 1 << (j % 64);
+                t[j / 64] |= 1 << (j % 64);
+            }
+        }
+        self.tally.captures.fetch_add(caps, Relaxed);
+        self.tally.threats.fetch_add(thr, Relaxed);
+        let old_words = self.opts.estimate.map(|_| w.to_vec());
+        match filler {
+            Ok(f) => f.fill(w, &dc, (hi - lo) as usize),
+            Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
+        }
+        .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
+        if let Some(old_words) = old_words {
+            let mut z = self
+                .opts
+                .zstd
+                .compressor()
+                .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
+            for (k, words) in [&old_words[..], &w[..]].into_iter().enumerate() {
+                let c = z
+                    .compress(&words.block_bytes((hi - lo) as usize))
+                    .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
+                self.tally.sampled[k].fetch_add(c.len() as u64, Relaxed);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Repacks one version 1 WLD table `old` (slice `m`) into `dest`; `out` holds the slices
 /// repacked before (for the check).
 fn repack_slice(
@@ -249,10 +342,7 @@ fn repack_slice(
             h.block_len
         )));
     }
-    let captures = AtomicU64::new(0);
-    let threats = AtomicU64::new(0);
-    // Estimate: compressed bytes of the sampled blocks, old values and new.
-    let sampled = [AtomicU64::new(0), AtomicU64::new(0)];
+    let tally = Tally::default();
     let every = u64::from(opts.estimate.unwrap_or(1).max(1));
     let mut words: Vec<Vec<u64>> = Vec::new();
     let mut threat_masks: Vec<Vec<u64>> = Vec::new();
@@ -264,69 +354,32 @@ fn repack_slice(
         };
         let mut w = vec![0u64; n.div_ceil(32) as usize];
         let mut t = vec![0u64; n.div_ceil(64) as usize];
+        let job = SideRepack {
+            rules,
+            ix: &ix,
+            old,
+            side,
+            color,
+            chunk,
+            every,
+            opts,
+            tally: &tally,
+        };
         w.par_chunks_mut((chunk / 32) as usize)
             .zip(t.par_chunks_mut((chunk / 64) as usize))
             .enumerate()
             .try_for_each_init(
                 || Filler::new(opts.fill, &opts.zstd),
-                |filler, (c, (w, t))| -> Result<(), RepackError> {
-                    if !(c as u64).is_multiple_of(every) {
-                        return Ok(());
-                    }
-                    let lo = c as u64 * chunk;
-                    let hi = (lo + chunk).min(n);
-                    let mut men = MenCache::default();
-                    let mut moves = Vec::with_capacity(16);
-                    let mut dc = vec![0u64; t.len()];
-                    let (mut caps, mut thr) = (0, 0);
-                    let mut block: Option<(u32, std::sync::Arc<[u8]>)> = None;
-                    for i in lo..hi {
-                        let (b, off) = h.block_of(side, i).ok_or_else(|| {
-                            RepackError::Invalid(format!("index {i} out of range"))
-                        })?;
-                        let raw = match &block {
-                            Some((k, raw)) if *k == b => raw,
-                            _ => &block.insert((b, old.read_block(b)?)).1,
-                        };
-                        let code = u16::from(raw[off / 4] >> (2 * (off % 4)) & 3);
-                        let j = (i - lo) as usize;
-                        w[j / 32] |= u64::from(code) << (2 * (j % 32));
-                        let pos = ix.unindex_cached(i, color, &mut men);
-                        if has_capture(rules, &pos) {
-                            caps += 1;
-                            dc[j / 64] |= 1 << (j % 64);
-                        } else if is_threat_dont_care(rules, &pos, &mut moves) {
-                            thr += 1;
-                            dc[j / 64] |= 1 << (j % 64);
-                            t[j / 64] |= 1 << (j % 64);
-                        }
-                    }
-                    captures.fetch_add(caps, Relaxed);
-                    threats.fetch_add(thr, Relaxed);
-                    let old_words = opts.estimate.map(|_| w.to_vec());
-                    match filler {
-                        Ok(f) => f.fill(w, &dc, (hi - lo) as usize),
-                        Err(e) => Err(std::io::Error::new(e.kind(), e.to_string())),
-                    }
-                    .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                    if let Some(old_words) = old_words {
-                        let mut z = opts
-                            .zstd
-                            .compressor()
-                            .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                        for (k, words) in [&old_words[..], &w[..]].into_iter().enumerate() {
-                            let c = z
-                                .compress(&words.block_bytes((hi - lo) as usize))
-                                .map_err(|e| RepackError::Invalid(format!("zstd: {e}")))?;
-                            sampled[k].fetch_add(c.len() as u64, Relaxed);
-                        }
-                    }
-                    Ok(())
-                },
+                |filler, (c, (w, t))| job.block(c, w, t, filler),
             )?;
         words.push(w);
         threat_masks.push(t);
     }
+    let Tally {
+        captures,
+        threats,
+        sampled,
+    } = tally;
     if opts.estimate.is_some() {
         let [old_s, new_s] = sampled.map(AtomicU64::into_inner);
         let ratio = if old_s == 0 {
@@ -357,7 +410,7 @@ fn repack_slice(
     drop(words);
     let mut checked = 0;
     if opts.check {
-        checked = check_threats(rules, m, old, out, &ix, &sides, &threat_masks)?;
+        checked = check_threats(rules, m, old, out, &sides, &threat_masks)?;
     }
     Ok(RepackedSlice {
         material: m,
@@ -383,10 +436,10 @@ fn check_threats(
     m: Material,
     old: &TableFile,
     out: &Path,
-    ix: &SliceIndex,
     sides: &[usize],
     threat_masks: &[Vec<u64>],
 ) -> Result<u64, RepackError> {
+    let ix = SliceIndex::new(m, rules.geometry());
     let new = Tablebase::open(out, *rules)?;
     let checked = AtomicU64::new(0);
     let first: std::sync::Mutex<Option<Mismatch>> = Default::default();

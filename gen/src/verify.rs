@@ -97,7 +97,7 @@ pub fn verify_dir_sampled(
             .iter()
             .filter(|(_, ms)| ms.contains(&m))
             .fold(Values::WLD, |v, &(k, _)| v.with(k));
-        reports.push(verify_slice(&tb, &rules, m, dir, values, sample, progress));
+        reports.push(verify_slice(&tb, m, dir, values, sample, progress));
     }
     Ok(reports)
 }
@@ -108,13 +108,13 @@ fn file_of(dir: &Path, rules: &Rules, m: Material, kind: ValueKind) -> PathBuf {
 
 fn verify_slice(
     tb: &Tablebase,
-    rules: &Rules,
     m: Material,
     dir: &Path,
     values: Values,
     sample: Option<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> SliceReport {
+    let rules = tb.rules();
     let mut problems = Vec::new();
     let outcomes_only = !values.solves_distances();
     let (wld, dtw) = open_checked(tb, rules, m, dir, values, &mut problems);

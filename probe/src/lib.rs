@@ -1,4 +1,7 @@
 #![warn(missing_docs)]
+// No function over 120 lines (clippy counts code lines) and none over 6 parameters
+// (clippy.toml), outside tests: checked by clippy in CI.
+#![warn(clippy::too_many_lines)]
 //! Probe draughts endgame tablebases built by `dtb gen`.
 //!
 //! `dtb-probe` is what an engine links: the rules of each variant as data ([`Rules`], whose

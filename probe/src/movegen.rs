@@ -605,6 +605,35 @@ pub fn has_quiet_move(rules: &Rules, pos: &Position) -> bool {
     false
 }
 
+/// Room for the other side's flying kings' jumps in [`quiet_successors_keep_threats`].
+const FLIGHTS: usize = 32;
+
+/// The jumps of the flying kings `kings` over pieces of `mine` (squares occupied: `occ`):
+/// per jump, the piece taken and the squares that must stay empty (those slid over and the
+/// one just beyond the piece), written into `out`; returns how many. Past `out`'s room the
+/// rest are not counted, which only sends more moves to the capture tests.
+fn flying_jumps(g: &Geometry, kings: u64, mine: u64, occ: u64, out: &mut [(u8, u64)]) -> usize {
+    let empty = g.all & !occ;
+    let mut n = 0;
+    let mut ks = kings;
+    while ks != 0 && n < out.len() {
+        let k = ks.trailing_zeros() as u8;
+        ks &= ks - 1;
+        for d in Dir::ALL {
+            let (passed, first) = g.slide(k, d, occ);
+            if first == NONE || mine >> first & 1 == 0 {
+                continue;
+            }
+            let beyond = g.step(first, d);
+            if beyond != NONE && empty >> beyond & 1 != 0 && n < out.len() {
+                out[n] = (first, passed | 1u64 << beyond);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// Whether `pos` has a quiet move and every quiet move leads to a position where the side
 /// then to move (the other side) has a capture, or where the mover would have none: the
 /// successor test of a threat position ([`crate::value::threat_moves_all_safe`], whose answer
@@ -649,29 +678,12 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
         over[k] = g.step_set(jumpers[k], d);
         land[k] = g.step_set(over[k], d);
     }
-    // The other side's flying kings' jumps: the piece taken, and the squares that must stay
-    // empty (those slid over and the one just beyond the piece). Past the array's room the
-    // rest are not counted, which only sends more moves to the tests.
-    let mut flying = [(0u8, 0u64); 32];
-    let mut flights = 0;
-    if rules.kings == KingRange::Flying {
-        let mut ks = their & kings;
-        while ks != 0 && flights < flying.len() {
-            let k = ks.trailing_zeros() as u8;
-            ks &= ks - 1;
-            for d in Dir::ALL {
-                let (passed, first) = g.slide(k, d, occ);
-                if first == NONE || mine >> first & 1 == 0 {
-                    continue;
-                }
-                let beyond = g.step(first, d);
-                if beyond != NONE && empty >> beyond & 1 != 0 && flights < flying.len() {
-                    flying[flights] = (first, passed | 1u64 << beyond);
-                    flights += 1;
-                }
-            }
-        }
-    }
+    let mut flying = [(0u8, 0u64); FLIGHTS];
+    let flights = if rules.kings == KingRange::Flying {
+        flying_jumps(g, their & kings, mine, occ, &mut flying)
+    } else {
+        0
+    };
     let flying = &flying[..flights];
     // Whether a jump of the other side is left after the move from `a` to `b`: per
     // direction, its jumps less the one over `a` and the one onto `b` (one jump when `b` is

@@ -615,10 +615,10 @@ fn format_error(e: &ProbeError) -> Option<&FormatError> {
 }
 
 /// Probing `pos` fails with a Table or Mismatch error naming `file` (and of the `expected`
-/// kind), the same error every time, and never gives a value.
+/// kind), the same error every time, and never gives a value (`tb` the damaged directory,
+/// `good` the intact one).
 fn assert_refused(
-    tb: &Tablebase,
-    good: &Tablebase,
+    (tb, good): (&Tablebase, &Tablebase),
     pos: &Position,
     how: Probe,
     file: &str,
@@ -715,8 +715,7 @@ fn corrupt_table_files_give_typed_errors() {
     let good = tb4();
     let tb = Tablebase::open(dir, E).unwrap();
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &truncated,
         Probe::Dtw,
         "english-1020.dtw",
@@ -724,8 +723,7 @@ fn corrupt_table_files_give_typed_errors() {
         |e| matches!(format_error(e), Some(FormatError::FileLength { .. })),
     );
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &flipped,
         Probe::Wld,
         "english-0120.wld",
@@ -733,8 +731,7 @@ fn corrupt_table_files_give_typed_errors() {
         |e| matches!(format_error(e), Some(FormatError::BlockChecksum(0))),
     );
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &empty,
         Probe::Wld,
         "english-0111.wld",
@@ -742,8 +739,7 @@ fn corrupt_table_files_give_typed_errors() {
         |e| matches!(format_error(e), Some(FormatError::TooShort { len: 0, .. })),
     );
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &renamed,
         Probe::Wld,
         "english-0102.wld",
@@ -751,8 +747,7 @@ fn corrupt_table_files_give_typed_errors() {
         |e| matches!(e, ProbeError::Mismatch { .. }),
     );
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &random,
         Probe::Dtw,
         "english-1011.dtw",
@@ -760,8 +755,7 @@ fn corrupt_table_files_give_typed_errors() {
         |e| matches!(format_error(e), Some(FormatError::BadMagic)),
     );
     assert_refused(
-        &tb,
-        &good,
+        (&tb, &good),
         &header,
         Probe::Wld,
         "english-0202.wld",

@@ -245,19 +245,22 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
     OnDisk::Finished
 }
 
-fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind, sides: u8) -> Header {
-    header_of(plan, s.material, s.size, s.counts, s.max_plies, kind, sides)
+fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind) -> Header {
+    header_of(plan, s.material, kind, s.counts, s.max_plies)
 }
 
+/// The header of slice `m`'s file of `kind`, with its counts and longest distance (recorded
+/// only by builds that solve distances); the stored sides: White to move alone for a
+/// colour-symmetric slice.
 fn header_of(
     plan: &Plan,
     m: Material,
-    size: u64,
+    kind: ValueKind,
     counts: [[u64; 3]; 2],
     max_plies: u16,
-    kind: ValueKind,
-    sides: u8,
 ) -> Header {
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let sides = if m == m.mirror() { 1 } else { 3 };
     // Flagged codes (a win in an even number of plies, a loss in an odd one) arise only under
     // `blocked = majority`: its DTW files are format version 2, 16-bit (docs/FORMAT.md).
     let flip = kind == ValueKind::Dtw && plan.rules.blocked == BlockedOutcome::Majority;
@@ -537,7 +540,7 @@ fn check_before_work(plan: &Plan, done: &[bool]) -> Result<(), BuildError> {
     }
     // A slice no solver takes is named now, not hours into the build.
     if let Some((&m, _)) = plan.slices.iter().zip(done).find(|(&m, &d)| {
-        !d && group_too_large(&plan.rules, m) && !(!plan.distances() && m.men() == 0)
+        !d && group_too_large(&plan.rules, m) && (plan.distances() || m.men() != 0)
     }) {
         return Err(BuildError::Solve {
             material: m,
@@ -729,7 +732,7 @@ fn solve_full(
         }
     })?;
     let solve_seconds = t0.elapsed().as_secs_f64();
-    let dtw_header = header(plan, &solved, ValueKind::Dtw, if symmetric { 1 } else { 3 });
+    let dtw_header = header(plan, &solved, ValueKind::Dtw);
     let (c, max_plies) = (solved.counts, solved.max_plies);
     // The store keeps the true values (capture positions included); the files get "don't
     // care" in capture positions: the DTW file the value before (`stored_codes`), the WLD
@@ -862,8 +865,7 @@ fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
             }
         })?;
     }
-    let sides_code = if outcomes.len() == 1 { 1 } else { 3 };
-    let mut header = header_of(plan, m, size, counts, max_plies, ValueKind::Wld, sides_code);
+    let mut header = header_of(plan, m, ValueKind::Wld, counts, max_plies);
     if v3 {
         header.version = FORMAT_VERSION_THREAT;
     }

@@ -109,8 +109,7 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
     #[inline]
     fn start(
         &self,
-        wk: u64,
-        bk: u64,
+        (wk, bk): (u64, u64),
         side: Color,
         moves: &mut Vec<dtb_probe::movegen::Move>,
         after: &mut Vec<Position>,
@@ -254,37 +253,6 @@ fn lost_at(aux: u16, level: usize) -> Option<usize> {
     Some(((aux & AUX_LEVEL) as usize).max(level + 1))
 }
 
-/// Calls `visit` with each predecessor of position `l` of a group (`kk` kings placements a
-/// side, `kings` their squares, `men` the group's men): the side that just moved (to reach
-/// `l`) moves a king back.
-#[inline(always)]
-fn for_each_predecessor(
-    l: usize,
-    kk: usize,
-    kings: &[(u64, u64)],
-    men: u64,
-    steps: &Steps,
-    dec: &dtb_probe::internal::index::GroupDecoder,
-    visit: &mut impl FnMut(usize),
-) {
-    let mover_white = l >= kk;
-    let (wk, bk) = kings[l % kk];
-    let occ = men | wk | bk;
-    let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
-    while mk != 0 {
-        let t = mk.trailing_zeros() as u8;
-        mk &= mk - 1;
-        let mut from = steps.king_targets(t, occ);
-        while from != 0 {
-            let f = from.trailing_zeros();
-            from &= from - 1;
-            // The predecessor: the king on `t` stood on `f`.
-            let rank = dec.kings_rank_after((l % kk) as u64, wk, bk, t, f as u8);
-            visit(base + rank as usize);
-        }
-    }
-}
-
 /// Solve one men group and write its values and capture flags into the slice's results,
 /// which hold the final values of every group of higher potential. A script of phases:
 /// the worker's buffers sized ([`Scratch::prepare`]), the group's man moves listed
@@ -330,7 +298,7 @@ pub(super) fn solve_group<S: Finished, R: Results>(
     let reported = match parallel.filter(|_| kk >= 2 * INIT_CHUNK) {
         Some(progress) => init.parallel(cells, kings, frontier, cands, progress)?,
         None => {
-            init.serial(cells, kings, frontier, cands, moves, after, look)?;
+            init.serial(cells, kings, (frontier, cands), (moves, after, look))?;
             0
         }
     };
@@ -427,23 +395,26 @@ fn list_man_moves<S, R>(
 impl<S: Finished, R: Results> GroupInit<'_, S, R> {
     /// Classifies every position of the group on this thread, in index order, recording
     /// each in its cell and the level lists, and the kings placements in `kings`.
-    #[allow(clippy::too_many_arguments)]
+    /// `lists` are the level lists (frontier, candidates); `work` the worker's buffers
+    /// (moves, positions after them, its look-up cache).
+    #[allow(clippy::type_complexity)]
     fn serial(
         &self,
         cells: &mut [Cell],
         kings: &mut Vec<(u64, u64)>,
-        frontier: &mut Vec<Vec<u32>>,
-        cands: &mut Vec<Vec<u32>>,
-        moves: &mut Vec<dtb_probe::movegen::Move>,
-        after: &mut Vec<Position>,
-        look: &mut S::Cache,
+        (frontier, cands): (&mut Vec<Vec<u32>>, &mut Vec<Vec<u32>>),
+        (moves, after, look): (
+            &mut Vec<dtb_probe::movegen::Move>,
+            &mut Vec<Position>,
+            &mut S::Cache,
+        ),
     ) -> Result<(), SolveError<S::Error>> {
         let kk = cells.len() / 2;
         for (li, (wk, bk)) in self.dec.kings_from(0).enumerate() {
             kings.push((wk, bk));
             for side in [Color::White, Color::Black] {
                 let l = li + side.index() * kk;
-                let st = self.start(wk, bk, side, moves, after, look)?;
+                let st = self.start((wk, bk), side, moves, after, look)?;
                 record(st, &mut cells[l], l as u32, frontier, cands);
             }
         }
@@ -482,7 +453,7 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
                         for (side, cell) in
                             [(Color::White, &mut white[j]), (Color::Black, &mut black[j])]
                         {
-                            let st = self.start(wk, bk, side, moves, after, look)?;
+                            let st = self.start((wk, bk), side, moves, after, look)?;
                             let l = first + j + side.index() * kk;
                             record(st, cell, l as u32, &mut fr, &mut ca);
                         }
@@ -617,6 +588,29 @@ struct Level {
 }
 
 impl GroupLevels<'_> {
+    /// Calls `visit` with each predecessor of position `l` of the group: the side that just
+    /// moved (to reach `l`) moves a king back.
+    #[inline(always)]
+    fn for_each_predecessor(&self, l: usize, visit: &mut impl FnMut(usize)) {
+        let (kk, kings, men, steps, dec) = (self.kk, self.kings, self.men, self.steps, self.dec);
+        let mover_white = l >= kk;
+        let (wk, bk) = kings[l % kk];
+        let occ = men | wk | bk;
+        let (mut mk, base) = if mover_white { (wk, 0) } else { (bk, kk) };
+        while mk != 0 {
+            let t = mk.trailing_zeros() as u8;
+            mk &= mk - 1;
+            let mut from = steps.king_targets(t, occ);
+            while from != 0 {
+                let f = from.trailing_zeros();
+                from &= from - 1;
+                // The predecessor: the king on `t` stood on `f`.
+                let rank = dec.kings_rank_after((l % kk) as u64, wk, bk, t, f as u8);
+                visit(base + rank as usize);
+            }
+        }
+    }
+
     /// Propagates by levels of plies, king moves only, from the positions the init pass
     /// resolved (`frontier`) and scheduled (`cands`). Returns the number of levels run, or
     /// `None` past the deepest level a cell can hold.
@@ -726,36 +720,28 @@ impl GroupLevels<'_> {
         } else {
             lv.lost_here
         };
-        for_each_predecessor(
-            l as usize,
-            self.kk,
-            self.kings,
-            self.men,
-            self.steps,
-            self.dec,
-            &mut |ql| {
-                if cells.val(ql) != OPEN {
-                    return;
+        self.for_each_predecessor(l as usize, &mut |ql| {
+            if cells.val(ql) != OPEN {
+                return;
+            }
+            if lost {
+                if cells.claim(ql, lv.win_next) {
+                    found(lv.level + 1, ql as u32);
                 }
-                if lost {
-                    if cells.claim(ql, lv.win_next) {
-                        found(lv.level + 1, ql as u32);
-                    }
-                    return;
+                return;
+            }
+            if !cells.last_successor(ql) {
+                return;
+            }
+            match lost_at(cells.aux(ql), lv.level) {
+                Some(at) if at == lv.level + 1 => {
+                    cells.set(ql, lv.loss_next);
+                    found(at, ql as u32);
                 }
-                if !cells.last_successor(ql) {
-                    return;
-                }
-                match lost_at(cells.aux(ql), lv.level) {
-                    Some(at) if at == lv.level + 1 => {
-                        cells.set(ql, lv.loss_next);
-                        found(at, ql as u32);
-                    }
-                    Some(at) => found(at, ql as u32),
-                    None => {}
-                }
-            },
-        );
+                Some(at) => found(at, ql as u32),
+                None => {}
+            }
+        });
     }
 }
 

@@ -453,7 +453,7 @@ fn solve_slice_grouped<S: Finished>(
         values: results,
         capture: [c0.atomics(), c1.atomics()],
     };
-    let (results, figures) = grouped(rules, src, material, slice, false, None, progress)?;
+    let (results, figures) = grouped(rules, src, material, slice, How::default(), progress)?;
     let capture = capture.map(|c| c.to_vec());
     // In place: a vector of atomics collects into plain values without a copy.
     let values = results.0.map(|v| {
@@ -592,9 +592,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
     let mut checkpoint = mapped.map(|m| {
         let files = words.iter().filter_map(Words::file).collect();
         Checkpoint::new(
-            rules,
-            material,
-            n,
+            Checkpoint::identity(rules, material, n),
             m.record(material),
             files,
             resume,
@@ -613,8 +611,10 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         src,
         material,
         slice,
-        serial,
-        checkpoint.as_mut(),
+        How {
+            serial,
+            checkpoint: checkpoint.as_mut(),
+        },
         progress,
     )?;
     if let Some(c) = checkpoint {
@@ -631,6 +631,68 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         earlier_seconds: figures.earlier_seconds,
         resumed_rounds: figures.resumed_rounds,
     })
+}
+
+/// How the grouped solver runs a slice.
+#[derive(Default)]
+struct How<'a> {
+    /// One group at a time, each on every thread: one set of buffers instead of one a
+    /// thread, for a budget that would not hold them.
+    serial: bool,
+    /// Take over the rounds a stopped run finished, and record finished rounds as they go.
+    checkpoint: Option<&'a mut Checkpoint>,
+}
+
+/// The men groups of slice `ix` by potential (rounds are solved from the highest potential
+/// down), and how many each potential has.
+fn groups_by_potential(rules: &Rules, ix: &SliceIndex) -> (Vec<usize>, Vec<Vec<u64>>) {
+    let geo = rules.geometry();
+    // Decoding every men placement is a large share of a men-only slice (millions of
+    // groups of two positions): done on every thread, then gathered in order.
+    let potentials: Vec<u16> = (0..ix.men_groups())
+        .into_par_iter()
+        .map(|grp| {
+            let (w, b) = ix.men_of(grp);
+            potential(geo, w, b) as u16
+        })
+        .collect();
+    // Each round's list allocated to its exact length: 8 bytes a group (a men-only slice
+    // has as many groups as positions a side).
+    let mut sizes: Vec<usize> = Vec::new();
+    for &p in &potentials {
+        let p = p as usize;
+        if sizes.len() <= p {
+            sizes.resize(p + 1, 0);
+        }
+        sizes[p] += 1;
+    }
+    let mut by_potential: Vec<Vec<u64>> = sizes.iter().map(|&c| Vec::with_capacity(c)).collect();
+    for (grp, &p) in (0u64..).zip(&potentials) {
+        by_potential[p as usize].push(grp);
+    }
+    (sizes, by_potential)
+}
+
+/// Where a stopped run left the slice, if it did; its files hold another run's values if
+/// they were made for other rounds: then they are cleared and the solve starts afresh.
+fn resume_point<R: Results>(
+    checkpoint: Option<&Checkpoint>,
+    sizes: &[usize],
+    slice: &Shared<R>,
+) -> Progress {
+    match checkpoint {
+        Some(c) if c.found_other(sizes) => {
+            slice.values.clear();
+            slice
+                .capture
+                .iter()
+                .flat_map(|c| c.iter())
+                .for_each(|w| w.store(0, Relaxed));
+            Progress::default()
+        }
+        Some(c) => c.start(sizes).unwrap_or_default(),
+        None => Progress::default(),
+    }
 }
 
 /// What [`grouped`] returns: the values, the figures.
@@ -656,39 +718,17 @@ fn grouped<S: Finished, R: Results>(
     src: &S,
     material: Material,
     slice: Shared<R>,
-    serial: bool,
-    mut checkpoint: Option<&mut Checkpoint>,
+    how: How<'_>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Grouped<R>, SolveError<S::Error>> {
-    let geo = rules.geometry();
-    let ix = SliceIndex::new(material, geo);
+    let How {
+        serial,
+        mut checkpoint,
+    } = how;
+    let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let k = ix.kings_per_group();
-    let groups = ix.men_groups();
-    // Decoding every men placement is a large share of a men-only slice (millions of
-    // groups of two positions): done on every thread, then gathered in order.
-    let potentials: Vec<u16> = (0..groups)
-        .into_par_iter()
-        .map(|grp| {
-            let (w, b) = ix.men_of(grp);
-            potential(geo, w, b) as u16
-        })
-        .collect();
-    // Each round's list allocated to its exact length: 8 bytes a group (a men-only slice
-    // has as many groups as positions a side).
-    let mut sizes: Vec<usize> = Vec::new();
-    for &p in &potentials {
-        let p = p as usize;
-        if sizes.len() <= p {
-            sizes.resize(p + 1, 0);
-        }
-        sizes[p] += 1;
-    }
-    let mut by_potential: Vec<Vec<u64>> = sizes.iter().map(|&c| Vec::with_capacity(c)).collect();
-    for (grp, &p) in (0u64..).zip(&potentials) {
-        by_potential[p as usize].push(grp);
-    }
-    drop(potentials);
+    let (sizes, by_potential) = groups_by_potential(rules, &ix);
     let steps = Steps::new(rules);
     // Each group writes its own index range; groups of one potential run in parallel and
     // read only groups of higher potential, finished in an earlier round (the rounds are
@@ -710,21 +750,7 @@ fn grouped<S: Finished, R: Results>(
     let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Scratch::default()))
         .collect();
-    // Where a stopped run left the slice, if it did (its files hold another run's values
-    // if they were made for other rounds: cleared).
-    let start = match checkpoint.as_deref() {
-        Some(c) if c.found_other(&sizes) => {
-            slice.values.clear();
-            slice
-                .capture
-                .iter()
-                .flat_map(|c| c.iter())
-                .for_each(|w| w.store(0, Relaxed));
-            Progress::default()
-        }
-        Some(c) => c.start(&sizes).unwrap_or_default(),
-        None => Progress::default(),
-    };
+    let start = resume_point(checkpoint.as_deref(), &sizes, &slice);
     let mut counts = start.counts;
     let mut max_plies = 0u16;
     let mut levels = start.levels;

@@ -15,6 +15,8 @@ const CHUNK: u64 = 1 << 14;
 ///
 /// # Errors
 /// As [`solve_slice`].
+// The test oracle, written as one plain function on purpose: not library code.
+#[allow(clippy::too_many_lines)]
 pub(crate) fn solve_slice_reference<S: Finished>(
     rules: &Rules,
     src: &S,

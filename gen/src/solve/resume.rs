@@ -51,20 +51,23 @@ pub(crate) struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// The checkpoints of slice `m` (`n` positions a side) under `rules`, recorded at
-    /// `record`, over the mapped `files`, recording at most once every `every`; `resume`:
+    /// What names slice `m` (`n` positions a side) under `rules` in a record: a record of
+    /// another slice, rule set or size is not taken over.
+    pub(crate) fn identity(rules: &Rules, m: Material, n: u64) -> String {
+        format!("{rules:?} slice {m} positions {n}")
+    }
+
+    /// The checkpoints of the slice named by `identity` ([`Checkpoint::identity`]), recorded
+    /// at `record`, over the mapped `files`, recording at most once every `every`; `resume`:
     /// read what a stopped run recorded there (the files were mapped again as they were),
     /// otherwise start afresh (they are new and zero) and remove any old record.
     pub(crate) fn new(
-        rules: &Rules,
-        m: Material,
-        n: u64,
+        identity: String,
         record: PathBuf,
         files: Vec<Arc<WordFile>>,
         resume: bool,
         every: Duration,
     ) -> Checkpoint {
-        let identity = format!("{rules:?} slice {m} positions {n}");
         let found = if resume {
             read_record(&record, &identity)
         } else {
@@ -194,9 +197,7 @@ mod tests {
         let m = Material::parse("1111").unwrap();
         let rounds = vec![1, 4, 9, 4, 1];
         let mut c = Checkpoint::new(
-            &Rules::ENGLISH,
-            m,
-            1000,
+            Checkpoint::identity(&Rules::ENGLISH, m, 1000),
             record.clone(),
             vec![],
             false,
@@ -212,9 +213,7 @@ mod tests {
         };
         c.after_round(&rounds, &done).unwrap();
         let again = Checkpoint::new(
-            &Rules::ENGLISH,
-            m,
-            1000,
+            Checkpoint::identity(&Rules::ENGLISH, m, 1000),
             record.clone(),
             vec![],
             true,
@@ -250,9 +249,7 @@ mod tests {
         assert!(!Checkpoint::resumable(&Rules::ENGLISH, m, 1000, &record));
         // Within a minute of the last record, and after the last round, nothing is written.
         let mut c = Checkpoint::new(
-            &Rules::ENGLISH,
-            m,
-            1000,
+            Checkpoint::identity(&Rules::ENGLISH, m, 1000),
             record.clone(),
             vec![],
             false,
