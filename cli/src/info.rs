@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+use dtb_gen::values::ALL;
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::Material;
@@ -52,8 +53,9 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         .collect();
     names.sort();
     let cache = Arc::new(BlockCache::new(1 << 20));
-    let mut total = [0u64; 2];
-    let mut bytes = [0u64; 2];
+    // Per value kind, in the order of `values::ALL`.
+    let mut total = [0u64; ALL.len()];
+    let mut bytes = [0u64; ALL.len()];
     let mut bad = 0usize;
     for p in &names {
         let t = match TableFile::open(p, cache.clone()) {
@@ -74,7 +76,7 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         let h = t.header();
         let positions = h.positions_per_side * u64::from(h.stored_side_count());
         let c = h.total_counts();
-        let k = if h.kind == ValueKind::Wld { 0 } else { 1 };
+        let k = ALL.iter().position(|&x| x == h.kind).unwrap_or(0);
         total[k] += positions;
         bytes[k] += t.compressed_len();
         let m = Material::from_counts(h.material);
@@ -99,11 +101,20 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         }
     }
     if !json {
-        outln!(
-            "total: WLD {} positions {} bytes ({:.4} bits/pos); DTW {} positions {} bytes ({:.4} bits/pos)",
-            total[0], bytes[0], bits_per_position(bytes[0], total[0]),
-            total[1], bytes[1], bits_per_position(bytes[1], total[1])
-        );
+        let parts: Vec<String> = ALL
+            .iter()
+            .enumerate()
+            .map(|(k, kind)| {
+                format!(
+                    "{} {} positions {} bytes ({:.4} bits/pos)",
+                    kind.extension().to_uppercase(),
+                    total[k],
+                    bytes[k],
+                    bits_per_position(bytes[k], total[k])
+                )
+            })
+            .collect();
+        outln!("total: {}", parts.join("; "));
     }
     if names.is_empty() {
         bail!("no table files (*.wld, *.dtw) in {}", dir.display());

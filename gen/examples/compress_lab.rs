@@ -1,4 +1,4 @@
-//! Compression experiments on WLD tables (docs/PERFORMANCE.md, "Compression choices"):
+//! Compression experiments on WLD tables (docs/performance-history.md, "Compression"):
 //! solves English up to N pieces in memory, then compresses every slice's WLD values under
 //! several don't-care choices for capture positions and block lengths, and prints the total
 //! bytes and bits per stored position of each.

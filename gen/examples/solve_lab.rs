@@ -1,4 +1,4 @@
-//! Solver experiments (docs/PERFORMANCE.md, "The solver"): loads the WLD tables of every
+//! Solver experiments (docs/performance-history.md, "The solver"): loads the WLD tables of every
 //! slice the named slices can lead to from DIR, then solves the named
 //! slices one by one and prints, per slice, the solve time, positions per second per
 //! core and a checksum of the outcomes (win, loss, draw) and capture flags (to show a change

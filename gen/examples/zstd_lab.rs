@@ -1,4 +1,4 @@
-//! zstd parameter experiments (docs/PERFORMANCE.md, "Compression"): reads every WLD table in
+//! zstd parameter experiments (docs/performance-history.md, "Compression"): reads every WLD table in
 //! DIR, decompresses its blocks and compresses them again under each parameter set given,
 //! on all threads, and prints per set the total bytes, bits per stored position and the
 //! seconds spent compressing. The blocks are those the tables hold, so the don't-care fill and

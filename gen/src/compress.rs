@@ -14,7 +14,7 @@ use crate::write::CompressionParams;
 
 /// How "don't care" positions (capture and threat positions) are filled before compression.
 /// Readers never look at these values, so every fill gives the same answers; they differ in
-/// bytes only (docs/PERFORMANCE.md, session 15: `--fill best`).
+/// bytes only (docs/performance-history.md, session 15: `--fill best`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
     /// The most common value among the block's other positions (ties: draw, win, loss): what

@@ -511,7 +511,7 @@ impl Default for Lookups {
 }
 
 /// Entries of a [`Lookups`] (a power of two). 1024 (about 56 KB a worker) measured 1.04-1.06x
-/// faster than 256 on 1221, 0213 and 3030 (docs/PERFORMANCE.md, step 22).
+/// faster than 256 on 1221, 0213 and 3030 (docs/performance-history.md, step 22).
 const LOOKUP_ENTRIES: usize = 1024;
 
 impl Store {

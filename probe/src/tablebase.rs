@@ -158,7 +158,7 @@ struct Opened {
 
 /// The hasher of the table map's keys (a material and a value kind: five small numbers).
 /// The map is read on every look-up of a probe, and SipHash, the default, cost about 8% of
-/// a cached International threat probe (docs/PERFORMANCE.md, session 16); the keys come
+/// a cached International threat probe (docs/performance-history.md, session 16); the keys come
 /// from file names and probed positions, not from a peer that could choose collisions.
 #[derive(Default)]
 struct KeyHasher(u64);

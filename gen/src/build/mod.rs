@@ -261,32 +261,27 @@ fn header_of(
 ) -> Header {
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let sides = if m == m.mirror() { 1 } else { 3 };
-    // Flagged codes (a win in an even number of plies, a loss in an odd one) arise only under
+    // Per kind: the format version, the bits a value and the positions a block. Flagged
+    // codes (a win in an even number of plies, a loss in an odd one) arise only under
     // `blocked = majority`: its DTW files are format version 2, 16-bit (docs/FORMAT.md).
-    let flip = kind == ValueKind::Dtw && plan.rules.blocked == BlockedOutcome::Majority;
-    let dtw_width = if max_plies < u8::MAX as u16 && !flip {
-        8
-    } else {
-        16
+    let (version, value_width, block_len) = match kind {
+        ValueKind::Wld => (FORMAT_VERSION, 2, WLD_BLOCK_LEN),
+        ValueKind::Dtw if plan.rules.blocked == BlockedOutcome::Majority => {
+            (FORMAT_VERSION_FLIP, 16, DTW_BLOCK_LEN)
+        }
+        ValueKind::Dtw if max_plies < u16::from(u8::MAX) => (FORMAT_VERSION, 8, DTW_BLOCK_LEN),
+        ValueKind::Dtw => (FORMAT_VERSION, 16, DTW_BLOCK_LEN),
     };
     Header {
-        version: if flip {
-            FORMAT_VERSION_FLIP
-        } else {
-            FORMAT_VERSION
-        },
+        version,
         kind,
-        value_width: if kind == ValueKind::Wld { 2 } else { dtw_width },
+        value_width,
         variant: plan.rules.name.to_string(),
         rules_code: plan.rules.encode(),
         material: m.counts(),
         sides,
         positions_per_side: size,
-        block_len: if kind == ValueKind::Wld {
-            WLD_BLOCK_LEN
-        } else {
-            DTW_BLOCK_LEN
-        },
+        block_len,
         block_count: 0,
         counts,
         max_plies: if !plan.distances() { 0 } else { max_plies },
