@@ -605,6 +605,38 @@ pub fn has_quiet_move(rules: &Rules, pos: &Position) -> bool {
     false
 }
 
+/// The single jumps of the side not to move in `pos` by men (and short kings), per
+/// direction: how many, the squares of the pieces they take, the squares they land on.
+#[inline]
+fn short_jumps(rules: &Rules, pos: &Position) -> ([u32; 4], [u64; 4], [u64; 4]) {
+    let g = rules.geometry();
+    let them = pos.side_to_move().opponent();
+    let empty = g.all & !pos.occupied();
+    let (mine, their, kings) = (pos.pieces(them.opponent()), pos.pieces(them), pos.kings());
+    let by_man = if rules.men_capture_kings {
+        mine
+    } else {
+        mine & !kings
+    };
+    let mut jumpers = [0u64; 4];
+    for &d in man_capture_dirs(rules, them) {
+        jumpers[d as usize] |= short_jumpers(g, their & !kings, by_man, empty, d);
+    }
+    if rules.kings != KingRange::Flying && their & kings != 0 {
+        for d in Dir::ALL {
+            jumpers[d as usize] |= short_jumpers(g, their & kings, mine, empty, d);
+        }
+    }
+    let (mut count, mut over, mut land) = ([0u32; 4], [0u64; 4], [0u64; 4]);
+    for d in Dir::ALL {
+        let k = d as usize;
+        count[k] = jumpers[k].count_ones();
+        over[k] = g.step_set(jumpers[k], d);
+        land[k] = g.step_set(over[k], d);
+    }
+    (count, over, land)
+}
+
 /// Room for the other side's flying kings' jumps in [`quiet_successors_keep_threats`].
 const FLIGHTS: usize = 32;
 
@@ -654,30 +686,7 @@ pub fn quiet_successors_keep_threats(rules: &Rules, pos: &Position) -> bool {
     let mine = pos.pieces(me);
     let kings = pos.kings();
     let their = pos.pieces(them);
-    let by_man = if rules.men_capture_kings {
-        mine
-    } else {
-        mine & !kings
-    };
-    // Per direction: the other side's jumpers, the squares they take and land on.
-    let mut jumpers = [0u64; 4];
-    for &d in man_capture_dirs(rules, them) {
-        jumpers[d as usize] |= short_jumpers(g, their & !kings, by_man, empty, d);
-    }
-    if rules.kings != KingRange::Flying && their & kings != 0 {
-        for d in Dir::ALL {
-            jumpers[d as usize] |= short_jumpers(g, their & kings, mine, empty, d);
-        }
-    }
-    let mut count = [0u32; 4];
-    let mut over = [0u64; 4];
-    let mut land = [0u64; 4];
-    for d in Dir::ALL {
-        let k = d as usize;
-        count[k] = jumpers[k].count_ones();
-        over[k] = g.step_set(jumpers[k], d);
-        land[k] = g.step_set(over[k], d);
-    }
+    let (count, over, land) = short_jumps(rules, pos);
     let mut flying = [(0u8, 0u64); FLIGHTS];
     let flights = if rules.kings == KingRange::Flying {
         flying_jumps(g, their & kings, mine, occ, &mut flying)

@@ -758,17 +758,12 @@ fn solve_full(
         )?
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();
-    let mut w0 = pack_codes(&c0);
-    let mut w1 = pack_codes(&c1);
-    let mut outcomes: Vec<&mut [u64]> = vec![&mut w0];
-    if !symmetric {
-        outcomes.push(&mut w1);
-    }
+    let (mut w0, mut w1) = (pack_codes(&c0), pack_codes(&c1));
     let written = write_wld(
         plan,
         WldOut {
             material: m,
-            outcomes,
+            outcomes: [&mut w0, &mut w1],
             capture: [&mut cap0, &mut cap1],
             counts: c,
             max_plies,
@@ -803,9 +798,10 @@ fn solve_full(
 /// One slice's outcomes on their way to its WLD file.
 struct WldOut<'a> {
     material: Material,
-    /// Per stored side (White to move first; one side for a colour-symmetric slice), the
-    /// true outcomes packed ([`crate::packed`]); their "don't care" positions are filled here.
-    outcomes: Vec<&'a mut [u64]>,
+    /// Per side, the true outcomes packed ([`crate::packed`]); their "don't care" positions
+    /// are filled here. A colour-symmetric slice stores White to move alone: the second is
+    /// not read.
+    outcomes: [&'a mut [u64]; 2],
     /// Per side (both, stored or not), one bit a position: the side to move must capture.
     /// Threat positions are added in place when the file is version 3.
     capture: [&'a mut [u64]; 2],
@@ -831,11 +827,15 @@ struct WldWritten {
 fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
     let WldOut {
         material: m,
-        mut outcomes,
+        outcomes,
         capture: [cap0, cap1],
         counts,
         max_plies,
     } = out;
+    let mut outcomes = Vec::from(outcomes);
+    if m == m.mirror() {
+        outcomes.truncate(1);
+    }
     let t0 = Instant::now();
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let v3 = plan.writes_threats();
@@ -1018,6 +1018,25 @@ struct Holding<'a> {
     with_tables: bool,
 }
 
+/// A solved slice's true outcomes as the store keeps them (the sides it stores): in scratch
+/// files if the build spills, in memory otherwise.
+fn kept_outcomes(
+    plan: &Plan,
+    m: Material,
+    sides: [&[u64]; 2],
+    spill: Option<&Spill>,
+) -> Result<[Option<Codes>; 2], BuildError> {
+    let mut kept = [None, None];
+    let stored = if m == m.mirror() { 1 } else { 2 };
+    for (k, words) in sides.into_iter().enumerate().take(stored) {
+        kept[k] = Some(match spill {
+            Some(sp) => to_scratch(plan, m, k, Raw::Words(words), sp)?,
+            None => Codes::Wld(words.to_vec()),
+        });
+    }
+    Ok(kept)
+}
+
 /// Solve slice `m` of a WLD-only build and write its file, holding as `holding` says.
 fn solve_wld(
     plan: &Plan,
@@ -1083,48 +1102,25 @@ fn solve_wld(
         v1 = Words::default();
     }
     // The store keeps the true outcomes; the file gets its capture positions filled.
-    let kept = if !keep {
-        None
-    } else if let Some(sp) = spill {
-        Some([
-            Some(to_scratch(plan, m, 0, Raw::Words(&v0), sp)?),
-            if symmetric {
-                None
-            } else {
-                Some(to_scratch(plan, m, 1, Raw::Words(&v1), sp)?)
-            },
-        ])
-    } else {
-        Some([
-            Some(Codes::Wld(v0.to_vec())),
-            (!symmetric).then(|| Codes::Wld(v1.to_vec())),
-        ])
+    let kept = match (keep, spill) {
+        (false, _) => None,
+        (true, spill) => Some(kept_outcomes(plan, m, [&v0, &v1], spill)?),
     };
     let (mut cap0, mut cap1) = (cap0, cap1);
-    let mut outcomes: Vec<&mut [u64]> = vec![&mut v0];
-    if !symmetric {
-        outcomes.push(&mut v1);
-    }
     let written = write_wld(
         plan,
         WldOut {
             material: m,
-            outcomes,
+            outcomes: [&mut v0, &mut v1],
             capture: [&mut cap0, &mut cap1],
             counts: c,
             max_plies: 0,
         },
     )?;
-    drop((cap0, cap1));
-    drop((v0, v1));
+    drop((cap0, cap1, v0, v1));
     if let Some(k) = kept {
         store.insert_codes(m, k);
     }
-    let counts = if symmetric {
-        c[0]
-    } else {
-        [c[0][0] + c[1][0], c[0][1] + c[1][1], c[0][2] + c[1][2]]
-    };
     Ok(SliceStats {
         material: m,
         positions: plan.stored_positions(m),
@@ -1137,7 +1133,7 @@ fn solve_wld(
         threats: written.threats,
         wld_bytes: written.bytes,
         dtw_bytes: 0,
-        counts,
+        counts: both_sides(c, symmetric),
         max_plies: 0,
         skipped: false,
     })

@@ -633,6 +633,20 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
     })
 }
 
+/// Runs `f` with this worker thread's buffers from `pool` (and `true`), or with fresh ones
+/// (and `false`) if its slot is taken: never waits for a slot, since a thread that holds its
+/// own already (a value source that runs rayon work inside a look-up) would wait forever.
+fn with_buffers<C: Default, T>(
+    pool: &[Mutex<Scratch<C>>],
+    f: impl FnOnce(&mut Scratch<C>, bool) -> T,
+) -> T {
+    let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+    match pool[slot].try_lock() {
+        Ok(mut held) => f(&mut held, true),
+        Err(_) => f(&mut Scratch::default(), false),
+    }
+}
+
 /// How the grouped solver runs a slice.
 #[derive(Default)]
 struct How<'a> {
@@ -751,9 +765,12 @@ fn grouped<S: Finished, R: Results>(
         .map(|_| Mutex::new(Scratch::default()))
         .collect();
     let start = resume_point(checkpoint.as_deref(), &sizes, &slice);
-    let mut counts = start.counts;
-    let mut max_plies = 0u16;
-    let mut levels = start.levels;
+    // The slice's figures so far: the rounds taken over, then each round merged in.
+    let mut total = GroupResult {
+        counts: start.counts,
+        levels: start.levels,
+        ..GroupResult::default()
+    };
     for (round_index, level_groups) in by_potential.iter().rev().enumerate() {
         if round_index < start.rounds_done {
             progress(4 * k * level_groups.len() as u64);
@@ -763,29 +780,17 @@ fn grouped<S: Finished, R: Results>(
         // its positions on every thread.
         let alone = serial || level_groups.len() == 1;
         let one = |&grp: &u64| {
-            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
-            // Never wait for a slot: should this thread already hold its own (a value
-            // source that runs rayon work inside a look-up), it takes fresh buffers.
-            let (mut held, mut fresh);
-            let (sc, pooled): (&mut Scratch<S::Cache>, bool) = match pool[slot].try_lock() {
-                Ok(guard) => {
-                    held = guard;
-                    (&mut held, true)
+            with_buffers(&pool, |sc, pooled| {
+                let r = solve_group(&cx, grp, sc, alone.then_some(progress));
+                // Progress in batches: a men-only slice has millions of groups of a few
+                // positions, and each report is an atomic add and a clock read. A group
+                // alone in its round has reported its init pass already.
+                sc.unreported += 4 * k - r.as_ref().map_or(0, |r| r.reported);
+                if sc.unreported >= PROGRESS_BATCH || !pooled {
+                    progress(std::mem::take(&mut sc.unreported));
                 }
-                Err(_) => {
-                    fresh = Scratch::default();
-                    (&mut fresh, false)
-                }
-            };
-            let r = solve_group(&cx, grp, sc, alone.then_some(progress));
-            // Progress in batches: a men-only slice has millions of groups of a few
-            // positions, and each report is an atomic add and a clock read. A group
-            // alone in its round has reported its init pass already.
-            sc.unreported += 4 * k - r.as_ref().map_or(0, |r| r.reported);
-            if sc.unreported >= PROGRESS_BATCH || !pooled {
-                progress(std::mem::take(&mut sc.unreported));
-            }
-            r
+                r
+            })
         };
         // Reduced as they come, not collected: a round of a men-only slice has millions of
         // groups.
@@ -801,20 +806,12 @@ fn grouped<S: Finished, R: Results>(
                 .map(one)
                 .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?
         };
-        for (acc, add) in counts
-            .iter_mut()
-            .flatten()
-            .zip(round.counts.iter().flatten())
-        {
-            *acc += add;
-        }
-        max_plies = max_plies.max(round.max_plies);
-        levels = levels.max(round.levels);
+        total = total.merge(round);
         if let Some(c) = checkpoint.as_deref_mut() {
             let done = Progress {
                 rounds_done: round_index + 1,
-                counts,
-                levels,
+                counts: total.counts,
+                levels: total.levels,
                 seconds: start.seconds,
             };
             c.after_round(&sizes, &done)
@@ -832,9 +829,9 @@ fn grouped<S: Finished, R: Results>(
     Ok((
         values,
         Figures {
-            counts,
-            max_plies,
-            levels,
+            counts: total.counts,
+            max_plies: total.max_plies,
+            levels: total.levels,
             earlier_seconds: start.seconds,
             resumed_rounds: start.rounds_done,
         },
