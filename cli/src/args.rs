@@ -56,8 +56,9 @@ pub struct Set {
     /// do not fit beside the slice being solved, and solves slices of kings only in bits; a
     /// slice that cannot fit even so stops the build before any work, naming it. Default:
     /// the memory available when the build starts (the least of free memory, `ulimit -v`
-    /// and the cgroup's memory.max) less 1/16, at least 256 MiB.
-    #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+    /// and the cgroup's memory.max) less 1/16, at least 256 MiB. A budget of 64 MiB or
+    /// less is refused before anything is written: no build fits in it.
+    #[arg(long, value_name = "SIZE", value_parser = parse_budget)]
     pub memory: Option<u64>,
     /// Format version of the WLD files of a `--values wld` build (1 or 3; for `dtb plan`, of
     /// its jobs). 3, the default
@@ -98,6 +99,23 @@ impl Set {
         }
         Ok(plan)
     }
+}
+
+/// `--memory`: a size ([`build::parse_size`]) above what every build needs beside its
+/// solver's data ([`build::OVERHEAD_BYTES`]: the program, compression contexts, files being
+/// written), so that a budget no build fits is refused before anything is made, in words.
+fn parse_budget(s: &str) -> Result<u64, String> {
+    let bytes = build::parse_size(s)?;
+    if bytes <= build::OVERHEAD_BYTES {
+        return Err(format!(
+            "a build needs more than {} (the program, compression and files beside the \
+             solver's data); {} is {}",
+            build::size_words(build::OVERHEAD_BYTES),
+            s.trim(),
+            build::size_words(bytes)
+        ));
+    }
+    Ok(bytes)
 }
 
 /// `--values`: kinds by their file extensions ([`Values`]'s parser).

@@ -58,3 +58,45 @@ fn every_listed_field_value_restates_its_preset() {
          with kings=short: set kings=flying too, or leave king-landing out\n"
     );
 }
+
+/// A `--memory` no build fits in (`1K`, and 64 MiB, what every build needs beside its
+/// solver's data) is refused in words, with status 2, before `--out` is made; by `dtb plan`
+/// too.
+#[test]
+fn a_memory_budget_no_build_fits_is_refused_before_anything_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let o = out.to_str().unwrap();
+    for (size, words) in [("1K", "1 KiB"), ("64M", "64 MiB"), ("100", "100 bytes")] {
+        let want = format!(
+            "error: invalid value '{size}' for '--memory <SIZE>': a build needs more than 64 MiB \
+             (the program, compression and files beside the solver's data); {size} is {words}\n"
+        );
+        for args in [
+            &["gen", "--pieces", "2", "--memory", size, "--out", o][..],
+            &[
+                "gen",
+                "--pieces",
+                "2",
+                "--memory",
+                size,
+                "--dry-run",
+                "--out",
+                o,
+            ][..],
+            &[
+                "plan", "--pieces", "2", "--memory", size, "--emit", "make", "--out", o,
+            ][..],
+        ] {
+            let r = dtb(args);
+            assert_eq!(r.status.code(), Some(2), "{args:?}");
+            let err = text(&r.stderr);
+            assert!(err.starts_with(&want), "{args:?}: {err}");
+            assert!(r.stdout.is_empty(), "{args:?}");
+            assert!(!out.exists(), "{args:?} made {o}");
+        }
+    }
+    // Just above it, a 2-piece build runs.
+    let r = dtb(&["gen", "--pieces", "2", "--memory", "65M", "--out", o]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+}

@@ -30,7 +30,7 @@ mod plan;
 
 pub use crate::values::Values;
 use plan::list;
-pub use plan::{parse_size, wld_results_bytes, Action, Forecast, Plan, WldSolver};
+pub use plan::{parse_size, size_words, wld_results_bytes, Action, Forecast, Plan, WldSolver};
 
 /// Most pieces a build may ask for: the index and files support up to 9 a side, the solver is
 /// designed for 8 pieces in all.

@@ -736,6 +736,27 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// A size in bytes as people read it: bytes below 1 KiB, else the largest binary unit it
+/// reaches, with one decimal where it is not whole (`512 bytes`, `1 KiB`, `64 MiB`,
+/// `118.7 GiB`).
+pub fn size_words(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut unit = 0;
+    while unit + 1 < UNITS.len() && bytes >= 1 << (10 * (unit + 1)) {
+        unit += 1;
+    }
+    if unit == 0 {
+        return format!("{bytes} bytes");
+    }
+    let x = bytes as f64 / (1u64 << (10 * unit)) as f64;
+    let tenths = (x * 10.0).round() / 10.0;
+    if tenths.fract() == 0.0 {
+        format!("{tenths:.0} {}", UNITS[unit])
+    } else {
+        format!("{tenths:.1} {}", UNITS[unit])
+    }
+}
+
 /// One slice of [`Plan::forecast`].
 #[derive(Clone, Debug)]
 pub struct Forecast {
@@ -755,4 +776,20 @@ pub struct Forecast {
     pub spill: bool,
     /// Why a file of the slice present on disk cannot be used (it is solved again).
     pub unusable: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::size_words;
+
+    #[test]
+    fn sizes_in_words() {
+        assert_eq!(size_words(0), "0 bytes");
+        assert_eq!(size_words(1023), "1023 bytes");
+        assert_eq!(size_words(1024), "1 KiB");
+        assert_eq!(size_words(1536), "1.5 KiB");
+        assert_eq!(size_words(64 << 20), "64 MiB");
+        assert_eq!(size_words(127_453_182_771), "118.7 GiB");
+        assert_eq!(size_words(3 << 40), "3 TiB");
+    }
 }
