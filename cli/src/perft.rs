@@ -48,6 +48,10 @@ pub fn run(a: Args) -> Result<ExitCode> {
         Some(f) => fen::parse(&f, &rules)?,
         None => dtb_probe::Position::start(&rules),
     };
+    // As the user wrote it (clap's name of the value): `unique`, `paths`.
+    let counting_name = counting
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string());
     let c = match counting {
         CountingArg::Unique => Counting::Unique,
         CountingArg::Paths => Counting::Paths,
@@ -59,14 +63,13 @@ pub fn run(a: Args) -> Result<ExitCode> {
         outln!(
             "{}",
             json!({"variant": rules.name, "fen": fen::write_customary(&pos, &rules), "depth": depth,
-                   "counting": format!("{counting:?}").to_lowercase(), "nodes": nodes, "seconds": secs})
+                   "counting": counting_name, "nodes": nodes, "seconds": secs})
         );
     } else {
         outln!("{nodes}");
         eprintln!(
-            "perft {} depth {depth} ({:?}): {nodes} nodes in {secs:.2} s",
+            "perft {} depth {depth} ({counting_name}): {nodes} nodes in {secs:.2} s",
             fen::write_customary(&pos, &rules),
-            counting
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -24,8 +24,20 @@ pub struct Args {
     /// Check N positions a slice instead of all of them: one pseudo-random position in
     /// each of N equal stretches of its index (the same on every run). For builds too
     /// large to check whole (International 2-6: 47.8 G positions).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_sample)]
     sample: Option<u64>,
+}
+
+/// `--sample`: a whole number of positions a slice, at least 1 (said in words, not as
+/// clap's range of `u64`).
+fn parse_sample(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("--sample must be at least 1 (positions checked a slice)".to_string()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "--sample takes a whole number of positions a slice, at least 1, not {s:?}"
+        )),
+    }
 }
 
 /// Run the command line `args`; the exit code on success (probe: 1 if any position failed).

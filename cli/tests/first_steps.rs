@@ -100,3 +100,51 @@ fn a_memory_budget_no_build_fits_is_refused_before_anything_is_made() {
     let r = dtb(&["gen", "--pieces", "2", "--memory", "65M", "--out", o]);
     assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
 }
+
+/// `--sample 0` is said in words (not as a range of u64), with status 2.
+#[test]
+fn verify_sample_zero_is_said_in_words() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    let r = dtb(&["verify", "--dir", d, "--sample", "0"]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = text(&r.stderr);
+    assert!(
+        err.starts_with(
+            "error: invalid value '0' for '--sample <N>': --sample must be at least 1 \
+             (positions checked a slice)\n"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("18446744073709551615"), "{err}");
+    let r = dtb(&["verify", "--dir", d, "--sample", "many"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(
+        text(&r.stderr).starts_with(
+            "error: invalid value 'many' for '--sample <N>': --sample takes a whole number of \
+             positions a slice, at least 1, not \"many\"\n"
+        ),
+        "{}",
+        text(&r.stderr)
+    );
+}
+
+/// `dtb perft` names the counting as the user typed it (clap's value name), in its text and
+/// its JSON.
+#[test]
+fn perft_names_the_counting_as_written() {
+    for counting in ["unique", "paths"] {
+        let r = dtb(&["perft", "--depth", "2", "--counting", counting]);
+        assert_eq!(r.status.code(), Some(0));
+        assert_eq!(text(&r.stdout), "49\n");
+        let err = text(&r.stderr);
+        assert!(
+            err.starts_with("perft B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12 depth 2 (")
+                && err.contains(&format!(" depth 2 ({counting}): 49 nodes in ")),
+            "{err}"
+        );
+        let r = dtb(&["perft", "--depth", "2", "--counting", counting, "--json"]);
+        let j: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+        assert_eq!(j["counting"], counting);
+    }
+}
