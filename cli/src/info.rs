@@ -62,13 +62,15 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             Ok(t) => t,
             Err(e) => {
                 bad += 1;
+                // The file and why, as `dtb verify` says it: the whole error chain.
+                let why = dtb_probe::report(&e);
                 if json {
                     outln!(
                         "{}",
-                        json!({"file": p.file_name().map(|n| n.to_string_lossy()), "error": e.to_string()})
+                        json!({"file": p.file_name().map(|n| n.to_string_lossy()), "error": why})
                     );
                 } else {
-                    eprintln!("dtb: {e}");
+                    eprintln!("dtb: {why}");
                 }
                 continue;
             }

@@ -148,3 +148,40 @@ fn perft_names_the_counting_as_written() {
         assert_eq!(j["counting"], counting);
     }
 }
+
+/// `dtb info` on a damaged file says which and why (the error chain, as `dtb verify` says
+/// it), in text and JSON, with status 1: a flipped header byte, a payload cut short.
+#[test]
+fn info_says_why_a_damaged_file_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    let r = dtb(&["gen", "--pieces", "2", "--wld-only", "--out", d]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let file = tmp.path().join("english-0101.wld");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let len = bytes.len();
+    bytes[100] ^= 0x10;
+    std::fs::write(&file, &bytes).unwrap();
+    let check = |why: &str| {
+        let r = dtb(&["info", "--dir", d]);
+        assert_eq!(r.status.code(), Some(1));
+        assert_eq!(text(&r.stderr), format!("dtb: {}: {why}\n", file.display()));
+        let r = dtb(&["info", "--dir", d, "--json"]);
+        assert_eq!(r.status.code(), Some(1));
+        let first: serde_json::Value =
+            serde_json::from_str(text(&r.stdout).lines().next().unwrap()).unwrap();
+        assert_eq!(
+            first,
+            serde_json::json!({"file": "english-0101.wld",
+                               "error": format!("{}: {why}", file.display())})
+        );
+    };
+    check("header checksum mismatch (header is corrupt)");
+    bytes[100] ^= 0x10;
+    bytes.pop();
+    std::fs::write(&file, &bytes).unwrap();
+    check(&format!(
+        "file is {} bytes but its block table says {len} (truncated or extended)",
+        len - 1
+    ));
+}
