@@ -84,6 +84,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
         per_core: a.speed,
     };
     let list = units::units(&plan, speed);
+    if let Some(u) = units::over_budget(&plan, &list) {
+        let what = over_budget(&plan, &list, u, a.set.memory.is_some());
+        match a.emit {
+            // A forecast (of up to 10 pieces) is still worth reading: said on stderr, and
+            // in the JSON ("fits", "over_budget").
+            Emit::Json => eprintln!("dtb: warning: {what}"),
+            // Jobs that would fail: nothing to run.
+            Emit::Make | Emit::Slurm => bail!("{what}"),
+        }
+    }
     let program = match a.program {
         Some(p) => p,
         None => std::env::current_exe().context("finding this program's path")?,
@@ -107,4 +117,30 @@ pub fn run(a: Args) -> Result<ExitCode> {
     };
     outln!("{}", text.trim_end());
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a plan with jobs over the budget says: how many, the budget and where it comes from
+/// (a job's budget is `--memory`, the memory of one node; without it, this machine's), the
+/// largest job, and, for a plan with distances, that a WLD-only one needs less.
+fn over_budget(plan: &Plan, list: &[units::Unit], largest: &units::Unit, given: bool) -> String {
+    let over = list.iter().filter(|u| u.memory > plan.memory()).count();
+    format!(
+        "{over} of {} jobs need more memory than the budget of {} a job ({}); the largest, \
+         slice {}, needs {}{}",
+        list.len(),
+        build::size_words(plan.memory()),
+        if given {
+            "--memory"
+        } else {
+            "without --memory, the memory available on this machine now; on a cluster, give \
+             the memory of one node with --memory"
+        },
+        largest.material,
+        build::size_words(largest.memory),
+        if plan.values().solves_distances() {
+            "; a WLD-only plan (--values wld) needs far less"
+        } else {
+            ""
+        }
+    )
 }

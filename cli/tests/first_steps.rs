@@ -8,7 +8,10 @@
 //! - The Slurm script of `dtb plan` checks for sbatch before it makes anything; a plan whose
 //!   jobs need more than the budget says so.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use dtb_gen::build::size_words;
 
 const DTB: &str = env!("CARGO_BIN_EXE_dtb");
 
@@ -184,4 +187,143 @@ fn info_says_why_a_damaged_file_is_refused() {
         "file is {} bytes but its block table says {len} (truncated or extended)",
         len - 1
     ));
+}
+
+/// bash, by its full path (the tests run it with a PATH that lacks sbatch).
+fn bash() -> PathBuf {
+    ["/bin/bash", "/usr/bin/bash"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .expect("bash")
+}
+
+/// The Slurm script run where there is no sbatch: it says so on stderr, exits 1, and makes
+/// nothing (no output directory).
+#[test]
+fn the_slurm_script_checks_for_sbatch_before_making_anything() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let r = dtb(&[
+        "plan",
+        "--pieces",
+        "3",
+        "--emit",
+        "slurm",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let script = tmp.path().join("submit.sh");
+    std::fs::write(&script, &r.stdout).unwrap();
+    let empty = tmp.path().join("bin");
+    std::fs::create_dir(&empty).unwrap();
+    let r = Command::new(bash())
+        .arg(&script)
+        .env_clear()
+        .env("PATH", &empty)
+        .current_dir(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(
+        text(&r.stderr),
+        "sbatch not found: this script submits Slurm jobs; run it where sbatch is on PATH \
+         (dtb plan --emit make builds on one machine)\n"
+    );
+    assert!(r.stdout.is_empty());
+    assert!(!out.exists(), "the script made {}", out.display());
+}
+
+/// The largest job of a plan, from its JSON: (slice, bytes).
+fn largest(json: &serde_json::Value) -> (String, u64) {
+    (
+        json["largest_memory_slice"].as_str().unwrap().to_string(),
+        json["largest_memory_bytes"].as_u64().unwrap(),
+    )
+}
+
+/// English 2-8 with distances plans jobs far over a 20 GiB node: `--emit slurm` and `--emit
+/// make` refuse it (status 2) naming the largest job and the budget, `--emit json` warns on
+/// stderr and says it in the JSON; WLD-only, the same budget fits.
+#[test]
+fn a_plan_over_its_budget_says_so() {
+    let args = |emit: &'static str, values: &'static str| {
+        [
+            "plan",
+            "--pieces",
+            "8",
+            "--values",
+            values,
+            "--memory",
+            "20G",
+            "--emit",
+            emit,
+            "--out",
+            "/nonexistent/t",
+        ]
+    };
+    let r = dtb(&args("json", "wld,dtw"));
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(j["fits"], false);
+    let (slice, bytes) = largest(&j);
+    assert!(bytes > 20 << 30, "{bytes}");
+    let over: Vec<&str> = j["over_budget"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(over.contains(&slice.as_str()), "{over:?}");
+    let what = format!(
+        "{} of {} jobs need more memory than the budget of 20 GiB a job (--memory); the \
+         largest, slice {slice}, needs {}; a WLD-only plan (--values wld) needs far less\n",
+        over.len(),
+        j["jobs"],
+        size_words(bytes)
+    );
+    assert_eq!(text(&r.stderr), format!("dtb: warning: {what}"));
+    for emit in ["slurm", "make"] {
+        let r = dtb(&args(emit, "wld,dtw"));
+        assert_eq!(r.status.code(), Some(2), "{emit}");
+        assert!(r.stdout.is_empty(), "{emit}");
+        assert_eq!(text(&r.stderr), format!("dtb: error: {what}"), "{emit}");
+    }
+    let r = dtb(&args("json", "wld"));
+    assert_eq!(r.status.code(), Some(0));
+    assert!(r.stderr.is_empty(), "{}", text(&r.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(j["fits"], true);
+    assert_eq!(j["over_budget"], serde_json::json!([]));
+    let r = dtb(&args("slurm", "wld"));
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+}
+
+/// Without `--memory`, the budget a plan names is this machine's, and it says how to give a
+/// node's.
+#[test]
+fn a_plan_without_memory_names_where_its_budget_comes_from() {
+    let r = dtb(&[
+        "plan",
+        "--pieces",
+        "8",
+        "--emit",
+        "slurm",
+        "--out",
+        "/nonexistent/t",
+    ]);
+    let err = text(&r.stderr);
+    // A machine with more memory than 2-8's largest job would plan it whole.
+    if r.status.code() == Some(0) {
+        return;
+    }
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            " a job (without --memory, the memory available on this machine now; on a \
+             cluster, give the memory of one node with --memory); the largest, slice "
+        ),
+        "{err}"
+    );
 }

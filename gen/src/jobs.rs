@@ -263,6 +263,12 @@ pub fn slurm_script(
     }
     common.extend(opts.extra.iter().cloned());
     let common: Vec<String> = common.iter().map(|w| shell_word(w)).collect();
+    // Checked before anything is made: without sbatch the script would make DIR, then die
+    // on the first unit.
+    let _ = writeln!(
+        out,
+        "if ! command -v sbatch >/dev/null 2>&1; then\n  echo \"sbatch not found: this script submits Slurm jobs; run it where sbatch is on PATH (dtb plan --emit make builds on one machine)\" >&2\n  exit 1\nfi"
+    );
     let _ = writeln!(
         out,
         "mkdir -p \"$DIR\"\ndeclare -A JOB=()\nsubmitted=0\n# unit MEM_MIB ARGS READS...: submit unless its file exists\nunit() {{\n  local m=$1 mem=$2 args=$3 file=$4; shift 4\n  [ -f \"$DIR/$file\" ] && return 0\n  local dep=\"\"\n  for r in \"$@\"; do\n    if [ -n \"${{JOB[$r]:-}}\" ]; then dep=\"$dep:${{JOB[$r]}}\"; fi\n  done\n  local opts=({} --job-name=\"dtb-$m\" --mem=\"${{mem}}M\" --output=\"$DIR/.dtb-slurm-$m.log\")\n  if [ -n \"$dep\" ]; then opts+=(--dependency=\"afterok$dep\"); fi\n  JOB[$m]=$(sbatch \"${{opts[@]}}\" --wrap=\"$DTB $args --out '$DIR'\")\n  JOB[$m]=${{JOB[$m]%%;*}}\n  submitted=$((submitted + 1))\n  echo \"$m ${{JOB[$m]}}\"\n}}",
@@ -285,6 +291,15 @@ pub fn slurm_script(
     }
     let _ = writeln!(out, "echo \"submitted $submitted jobs\"");
     out
+}
+
+/// The unit that needs the most memory, where that is more than the plan's budget (a job's
+/// memory): a job that cannot run within it. `None` when every unit fits.
+pub fn over_budget<'a>(plan: &Plan, units: &'a [Unit]) -> Option<&'a Unit> {
+    units
+        .iter()
+        .filter(|u| u.memory > plan.memory)
+        .max_by_key(|u| u.memory)
 }
 
 /// `s` quoted for a POSIX shell (and for make recipes) where it needs it.
@@ -324,6 +339,17 @@ pub fn json(plan: &Plan, units: &[Unit], speed: Speed) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "jobs": units.len(),
         "largest_memory_bytes": units.iter().map(|u| u.memory).max().unwrap_or(0),
+        "largest_memory_slice": units
+            .iter()
+            .max_by_key(|u| u.memory)
+            .map(|u| u.material.to_string()),
+        // Every job within the budget; where not, the units that are over it.
+        "fits": over_budget(plan, units).is_none(),
+        "over_budget": units
+            .iter()
+            .filter(|u| u.memory > plan.memory)
+            .map(|u| u.material.to_string())
+            .collect::<Vec<_>>(),
         "critical_path_seconds": critical,
         "critical_path": path.iter().map(Material::to_string).collect::<Vec<_>>(),
         "cpu_hours": cpu_seconds / 3600.0,
