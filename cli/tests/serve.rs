@@ -602,6 +602,28 @@ fn two_variants_at_once() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
 }
 
+/// Issue 36: a square number off the board is said in words, not as `1..=32`.
+#[test]
+fn squares_off_the_board_in_words() {
+    let server = english_server();
+    for (path, fen, n) in [
+        ("/api/v1/english", "W:W33:B1", 33),
+        ("/api/v1/english/mainline", "W:W33:B1", 33),
+        ("/api/v1/english", "W:W0:B1", 0),
+    ] {
+        let (s, v) = server.api(&format!("{path}?fen={}", q(fen)));
+        assert_eq!(s, 400, "{v}");
+        assert_eq!(
+            v["error"],
+            format!(
+                "bad FEN: square {n} is not on the board: its squares are numbered from 1 to 32"
+            ),
+            "{path} {fen}"
+        );
+        assert_eq!(v["status"], 400);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The browser test: headless Chromium over WebDriver.
 

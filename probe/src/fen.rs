@@ -50,7 +50,7 @@ pub enum FenError {
     #[error("{:?} is not a square number", clip(.0))]
     BadSquare(String),
     /// A square number off the board.
-    #[error("square {square} is outside 1..={max}")]
+    #[error("square {square} is not on the board: its squares are numbered from 1 to {max}")]
     SquareOutOfRange {
         /// The number given.
         square: u32,
@@ -665,6 +665,13 @@ mod tests {
         assert_eq!(
             parse("W:W0:B6", &E),
             Err(FenError::SquareOutOfRange { square: 0, max: 32 })
+        );
+        // In words, not Rust's range syntax: the message reaches dtb serve's answers.
+        assert_eq!(
+            parse("W:W51:B6", &Rules::INTERNATIONAL)
+                .unwrap_err()
+                .to_string(),
+            "square 51 is not on the board: its squares are numbered from 1 to 50"
         );
         assert_eq!(parse("W:W6:B6", &E), Err(FenError::DuplicateSquare(6)));
         assert_eq!(
