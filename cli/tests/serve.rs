@@ -70,6 +70,22 @@ fn copy_of(dir: &Path) -> tempfile::TempDir {
     copy
 }
 
+/// `dtb serve ARGS` run to its end (it fails before listening): exit code and standard error.
+fn serve_fails(args: &[&str], cwd: Option<&Path>) -> (Option<i32>, String) {
+    let mut cmd = Command::new(DTB);
+    cmd.arg("serve")
+        .args(args)
+        .args(["--listen", "127.0.0.1:0"]);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A `dtb serve` process; killed when dropped. Its standard error goes to `log`.
 struct Server {
     child: Child,
@@ -600,6 +616,30 @@ fn two_variants_at_once() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
+}
+
+/// Issue 36: a directory of another variant's tables is refused naming which value of each
+/// differing rule is which variant's (it read "short here, flying there").
+#[test]
+fn other_variants_tables_are_named_plainly() {
+    let dir = russian().to_str().unwrap();
+    let (code, err) = serve_fails(&["--dir", dir], None);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "dtb: error: no english tables in {dir}; it holds tables of other rules: russian ("
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("; kings: short for english, flying for russian;"),
+        "{err}"
+    );
+    assert!(
+        err.trim_end().ends_with("): pass --variant russian"),
+        "{err}"
+    );
+    assert!(!err.contains(" here") && !err.contains(" there"), "{err}");
 }
 
 /// Issue 36: a square number off the board is said in words, not as `1..=32`.

@@ -575,9 +575,7 @@ impl Header {
                 format!(", named {:?} in its header", self.variant)
             };
             return Some(format!(
-                "it was built under other rules ({}): its rule set is {:?}{named}, this one's \
-                 rule set {:?}; {}",
-                theirs.name,
+                "it was built under other rules, rule set {:?}{named}, not {:?}: {}",
                 theirs.name,
                 rules.name,
                 rules.differences(&theirs)

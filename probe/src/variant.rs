@@ -398,14 +398,20 @@ impl Rules {
         Some(r.named())
     }
 
-    /// The fields in which `other` differs from these rules, as `FIELD: mine here, theirs
-    /// there` text (`blocked: loss here, majority there`), joined by `; `.
+    /// The fields in which `other` differs from these rules, each naming the rule set of
+    /// each value, `FIELD: MINE for NAME, THEIRS for OTHER-NAME` (`blocked: loss for
+    /// english, majority for english+blocked=majority`), joined by `; `.
     pub fn differences(&self, other: &Rules) -> String {
         let (a, b) = (self.fields(), other.fields());
         a.iter()
             .zip(b)
             .filter(|(x, y)| x.1 != y.1)
-            .map(|(x, y)| format!("{}: {} here, {} there", x.0, x.1, y.1))
+            .map(|(x, y)| {
+                format!(
+                    "{}: {} for {}, {} for {}",
+                    x.0, x.1, self.name, y.1, other.name
+                )
+            })
             .collect::<Vec<_>>()
             .join("; ")
     }
@@ -414,6 +420,20 @@ impl Rules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differences_name_the_rule_set_of_each_value() {
+        let majority = Rules::parse("english,blocked=majority").unwrap();
+        assert_eq!(
+            Rules::ENGLISH.differences(&majority),
+            "blocked: loss for english, majority for english+blocked=majority"
+        );
+        assert_eq!(
+            majority.differences(&Rules::ENGLISH),
+            "blocked: majority for english+blocked=majority, loss for english"
+        );
+        assert_eq!(Rules::ENGLISH.differences(&Rules::ENGLISH), "");
+    }
 
     #[test]
     fn overrides_change_the_named_field_only() {
