@@ -86,6 +86,22 @@ fn serve_fails(args: &[&str], cwd: Option<&Path>) -> (Option<i32>, String) {
     )
 }
 
+/// `dtb serve ARGS` run to its end (it fails before listening): exit code and standard error.
+fn serve_fails(args: &[&str], cwd: Option<&Path>) -> (Option<i32>, String) {
+    let mut cmd = Command::new(DTB);
+    cmd.arg("serve")
+        .args(args)
+        .args(["--listen", "127.0.0.1:0"]);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A `dtb serve` process; killed when dropped. Its standard error goes to `log`.
 struct Server {
     child: Child,
@@ -616,6 +632,42 @@ fn two_variants_at_once() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
+}
+
+/// Issue 36: variant names in the URL are read as on the command line: in any case, or a
+/// preset with overrides naming a served rule set.
+#[test]
+fn variant_names_in_urls_as_on_the_command_line() {
+    let server = two_variant_server();
+    let (s, v) = server.api(&format!("/api/v1/English?fen={}", q("W:WK32:BK26")));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variant"], "english");
+    assert_eq!(v["dtw"], 9);
+    let (s, v) = server.api(&format!(
+        "/api/v1/ENGLISH/mainline?fen={}",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["mainline"].as_array().unwrap().len(), 9);
+    let (s, v) = server.api(&format!("/api/v1/Russian?fen={}", q("W:WK32:BK26")));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variant"], "russian");
+    // English's blocked side loses: `english,blocked=loss` is English.
+    let (s, v) = server.api(&format!(
+        "/api/v1/english,Blocked=loss?fen={}",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variant"], "english");
+    let (s, v) = server.api(&format!(
+        "/api/v1/english,blocked=draw?fen={}",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(s, 404, "{v}");
+    assert_eq!(
+        v["error"],
+        "no tables served for variant \"english,blocked=draw\"; served: english, russian"
+    );
 }
 
 /// Issue 36: a directory of another variant's tables is refused naming which value of each

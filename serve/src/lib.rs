@@ -35,7 +35,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use dtb_probe::Tablebase;
+use dtb_probe::{Rules, Tablebase};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
@@ -139,6 +139,26 @@ pub fn run(config: Config, on_listen: impl FnOnce(SocketAddr)) -> Result<(), Ser
         serve(listener, router(app)).await;
         Ok(())
     })
+}
+
+impl App {
+    /// The tables of the variant named `name` in a URL, read as the command line reads a
+    /// `--variant`: a name in any case (`English`), or a preset with overrides
+    /// (`english,blocked=majority`) naming a served rule set.
+    fn find(&self, name: &str) -> Option<&Arc<Served>> {
+        if let Some(s) = self.variants.get(name) {
+            return Some(s);
+        }
+        if let Some((_, s)) = self
+            .variants
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        {
+            return Some(s);
+        }
+        let code = Rules::parse(name).ok()?.encode();
+        self.variants.values().find(|s| s.rules.encode() == code)
+    }
 }
 
 fn app(tables: Vec<Tablebase>, probe_threads: usize) -> Result<Arc<App>, ServeError> {
@@ -321,7 +341,7 @@ async fn answer(
     query: Result<Query<FenQuery>, QueryRejection>,
     f: Handler,
 ) -> Response {
-    let Some(served) = app.variants.get(variant.as_str()).cloned() else {
+    let Some(served) = app.find(&variant).cloned() else {
         let known: Vec<&str> = app.variants.keys().copied().collect();
         return error_response(
             StatusCode::NOT_FOUND,
@@ -356,5 +376,27 @@ async fn answer(
             eprintln!("dtb serve: {what}: the probe failed: {join}");
             error_response(StatusCode::INTERNAL_SERVER_ERROR, "the probe failed")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_are_found_as_the_command_line_names_them() {
+        let tables = vec![
+            Tablebase::new(Rules::ENGLISH),
+            Tablebase::new(Rules::by_name("russian").unwrap()),
+        ];
+        let app = app(tables, 1).unwrap();
+        let name = |v: &str| app.find(v).map(|s| s.rules.name);
+        assert_eq!(name("english"), Some("english"));
+        assert_eq!(name("English"), Some("english"));
+        assert_eq!(name("RUSSIAN"), Some("russian"));
+        assert_eq!(name("english, Blocked=LOSS"), Some("english"));
+        assert_eq!(name("english,blocked=draw"), None);
+        assert_eq!(name("international"), None);
+        assert_eq!(name(""), None);
     }
 }
