@@ -11,9 +11,9 @@ use crate::tables::open_tables;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Directory holding tables (repeatable: the Nth --dir goes with the Nth --variant;
-    /// two directories of one variant are served together).
-    #[arg(long, required = true)]
+    /// Directory holding tables, as in every other command (repeatable: the Nth --dir goes
+    /// with the Nth --variant; two directories of one variant are served together).
+    #[arg(long, default_value = "tables")]
     dir: Vec<PathBuf>,
     /// Variant of each --dir, in order (default: english for every --dir).
     #[arg(long)]

@@ -61,29 +61,18 @@ fn two_variant_server() -> Server {
 /// A copy of the table files of `dir`.
 fn copy_of(dir: &Path) -> tempfile::TempDir {
     let copy = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
-            std::fs::copy(&p, copy.path().join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    copy_tables(dir, copy.path());
     copy
 }
 
-/// `dtb serve ARGS` run to its end (it fails before listening): exit code and standard error.
-fn serve_fails(args: &[&str], cwd: Option<&Path>) -> (Option<i32>, String) {
-    let mut cmd = Command::new(DTB);
-    cmd.arg("serve")
-        .args(args)
-        .args(["--listen", "127.0.0.1:0"]);
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
+/// Copy the table files of `from` into the directory `to`.
+fn copy_tables(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && !p.file_name().unwrap().to_string_lossy().starts_with('.') {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
     }
-    let out = cmd.stdin(Stdio::null()).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// `dtb serve ARGS` run to its end (it fails before listening): exit code and standard error.
@@ -112,12 +101,18 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
+        let mut cmd = Command::new(DTB);
+        cmd.arg("serve")
+            .args(args)
+            .args(["--listen", "127.0.0.1:0"]);
+        Server::launch(cmd)
+    }
+
+    /// Run `cmd` (a `dtb serve` with its `--listen`) and read the address it prints.
+    fn launch(mut cmd: Command) -> Server {
         let logdir = tempfile::tempdir().unwrap();
         let log = logdir.path().join("stderr.log");
-        let mut child = Command::new(DTB)
-            .arg("serve")
-            .args(args)
-            .args(["--listen", "127.0.0.1:0"])
+        let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -632,6 +627,39 @@ fn two_variants_at_once() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
+}
+
+/// Issue 36: with no --dir, `dtb serve` reads `tables`, as every other command does; one
+/// --variant goes with it.
+#[test]
+fn dir_defaults_to_tables() {
+    let cwd = tempfile::tempdir().unwrap();
+    let (code, err) = serve_fails(&[], Some(cwd.path()));
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        "dtb: error: table directory tables does not exist (build one with `dtb gen --out \
+         tables`)"
+    );
+    std::fs::create_dir(cwd.path().join("tables")).unwrap();
+    copy_tables(english(), &cwd.path().join("tables"));
+    let mut cmd = Command::new(DTB);
+    cmd.current_dir(cwd.path())
+        .args(["serve", "--listen", "127.0.0.1:0"]);
+    let server = Server::launch(cmd);
+    let (s, v) = server.api(&format!("/api/v1/english?fen={}", q("W:WK32:BK26")));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variant"], "english");
+    assert_eq!(v["dtw"], 9);
+    drop(server);
+    let mut cmd = Command::new(DTB);
+    cmd.current_dir(cwd.path())
+        .args(["serve", "--variant", "English", "--listen", "127.0.0.1:0"]);
+    let server = Server::launch(cmd);
+    let (s, v) = server.api("/api/v1/variants");
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["variants"][0]["name"], "english");
+    assert_eq!(v["variants"].as_array().unwrap().len(), 1);
 }
 
 /// Issue 36: variant names in the URL are read as on the command line: in any case, or a
