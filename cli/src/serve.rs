@@ -1,5 +1,6 @@
 //! `dtb serve`: the web explorer over the tables of one or more directories.
 
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,9 +19,44 @@ pub struct Args {
     /// Variant of each --dir, in order (default: english for every --dir).
     #[arg(long)]
     variant: Vec<String>,
-    /// Address to listen on (port 0: any free port; the address is printed).
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    listen: std::net::SocketAddr,
+    /// Address to listen on: IP:PORT, HOST:PORT (the name resolved, an IPv4 address first:
+    /// localhost:8080 is 127.0.0.1:8080) or :PORT (127.0.0.1:PORT). Only this machine can
+    /// connect unless an address says otherwise: all interfaces are bound only when asked,
+    /// with 0.0.0.0:PORT or [::]:PORT. Port 0: any free port; the address is printed.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", value_parser = parse_listen)]
+    listen: SocketAddr,
+}
+
+/// `--listen`: `IP:PORT`, `HOST:PORT` (resolved, IPv4 preferred) or `:PORT` (loopback:
+/// never all interfaces unless an address says so).
+fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    let s = text.trim();
+    let port_of = |p: &str| {
+        p.parse::<u16>()
+            .map_err(|_| format!("{text:?}: the port after ':' must be a number from 0 to 65535"))
+    };
+    if let Some(port) = s.strip_prefix(':') {
+        return Ok(SocketAddr::from((Ipv4Addr::LOCALHOST, port_of(port)?)));
+    }
+    if let Ok(addr) = s.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    let Some((host, port)) = s.rsplit_once(':').filter(|(h, _)| !h.is_empty()) else {
+        return Err(format!(
+            "{text:?}: give IP:PORT (127.0.0.1:8080), HOST:PORT (localhost:8080) or :PORT"
+        ));
+    };
+    let port = port_of(port)?;
+    let found: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{text:?}: cannot resolve host {host:?}: {e}"))?
+        .collect();
+    found
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or_else(|| found.first())
+        .copied()
+        .ok_or_else(|| format!("{text:?}: host {host:?} has no address"))
 }
 
 /// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
@@ -57,4 +93,36 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses() {
+        let local = |port| SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        assert_eq!(parse_listen(":8081"), Ok(local(8081)));
+        assert_eq!(parse_listen("localhost:8080"), Ok(local(8080)));
+        assert_eq!(parse_listen("127.0.0.1:0"), Ok(local(0)));
+        assert_eq!(
+            parse_listen("0.0.0.0:80"),
+            Ok(SocketAddr::from((Ipv4Addr::UNSPECIFIED, 80)))
+        );
+        assert_eq!(
+            parse_listen("[::1]:8080"),
+            Ok(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, 8080)))
+        );
+        assert_eq!(
+            parse_listen("8080"),
+            Err(
+                "\"8080\": give IP:PORT (127.0.0.1:8080), HOST:PORT (localhost:8080) or :PORT"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            parse_listen(":"),
+            Err("\":\": the port after ':' must be a number from 0 to 65535".to_string())
+        );
+    }
 }

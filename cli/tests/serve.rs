@@ -662,6 +662,69 @@ fn dir_defaults_to_tables() {
     assert_eq!(v["variants"].as_array().unwrap().len(), 1);
 }
 
+/// Issue 36: `--listen` takes a host name (resolved; localhost is 127.0.0.1) and `:PORT`
+/// (127.0.0.1, never every interface), and says so in --help.
+#[test]
+fn listen_takes_a_host_name_or_a_port_alone() {
+    let dir = english().to_str().unwrap();
+    for listen in ["localhost:0", ":0", "127.0.0.1:0"] {
+        let mut cmd = Command::new(DTB);
+        cmd.args(["serve", "--dir", dir, "--listen", listen]);
+        let server = Server::launch(cmd);
+        let port = server.addr.strip_prefix("127.0.0.1:");
+        assert!(
+            port.is_some_and(|p| p.parse::<u16>().unwrap() > 0),
+            "{listen}: {}",
+            server.addr
+        );
+        let (s, v) = server.api(&format!("/api/v1/english?fen={}", q("W:WK32:BK26")));
+        assert_eq!(s, 200, "{listen}: {v}");
+        assert_eq!(v["dtw"], 9);
+    }
+    for (listen, why) in [
+        (
+            "8080",
+            "\"8080\": give IP:PORT (127.0.0.1:8080), HOST:PORT (localhost:8080) or :PORT",
+        ),
+        (
+            ":http",
+            "\":http\": the port after ':' must be a number from 0 to 65535",
+        ),
+        (
+            "localhost:99999",
+            "\"localhost:99999\": the port after ':' must be a number from 0 to 65535",
+        ),
+    ] {
+        let out = Command::new(DTB)
+            .args(["serve", "--dir", dir, "--listen", listen])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{listen}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "invalid value '{listen}' for '--listen <ADDR>': {why}"
+            )),
+            "{err}"
+        );
+    }
+    let out = Command::new(DTB)
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "or :PORT (127.0.0.1:PORT). Only this machine can connect unless an address says \
+             otherwise: all interfaces are bound only when asked, with 0.0.0.0:PORT or \
+             [::]:PORT."
+        ),
+        "{help}"
+    );
+    assert!(help.contains("[default: tables]"), "{help}");
+}
+
 /// Issue 36: variant names in the URL are read as on the command line: in any case, or a
 /// preset with overrides naming a served rule set.
 #[test]
