@@ -807,6 +807,37 @@ fn squares_off_the_board_in_words() {
     }
 }
 
+/// Issue 36: without JavaScript the page says it needs it and points to the JSON API.
+#[test]
+fn page_without_javascript_points_to_the_api() {
+    let server = english_server();
+    let r = server.get("/");
+    assert_eq!(r.status, 200);
+    let html = String::from_utf8(r.body).unwrap();
+    let start = html.find("<noscript>").expect("a noscript element");
+    let end = html[start..].find("</noscript>").unwrap() + start;
+    let text = html[start..end]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("This page needs JavaScript to draw the board and ask for positions."),
+        "{text}"
+    );
+    assert!(
+        text.contains("<a href=\"/api/v1/variants\">/api/v1/variants</a>"),
+        "{text}"
+    );
+    assert!(
+        text.contains("<code>/api/v1/{variant}?fen=FEN</code>"),
+        "{text}"
+    );
+    // The link it gives answers.
+    let (s, v) = server.api("/api/v1/variants");
+    assert_eq!(s, 200);
+    assert_eq!(v["variants"][0]["name"], "english");
+}
+
 // ---------------------------------------------------------------------------------------
 // The browser test: headless Chromium over WebDriver.
 
@@ -835,6 +866,8 @@ struct Driver {
     child: Child,
     addr: String,
     session: String,
+    /// The browser's profile, removed after the browser ends.
+    _profile: tempfile::TempDir,
 }
 
 impl Driver {
@@ -932,36 +965,21 @@ fn api_moves(server: &Server, fen: &str) -> Vec<String> {
         .collect()
 }
 
-/// Needs Debian's `chromium` and `chromium-driver` (.ci/install-test-deps installs them);
-/// `DTB_SKIP_BROWSER=1` skips it where they cannot be installed.
-#[test]
-fn browser_plays_a_move_by_clicking() {
+/// A WebDriver session in headless Chromium; `None` where they are not installed and
+/// `DTB_SKIP_BROWSER` is set (a panic where it is not).
+fn browser() -> Option<Driver> {
     let driver_bin = find_program(&["chromedriver"]);
     let chrome_bin = find_program(&["chromium", "chromium-browser", "google-chrome"]);
     let (Some(driver_bin), Some(chrome_bin)) = (driver_bin, chrome_bin) else {
         if std::env::var_os("DTB_SKIP_BROWSER").is_some() {
             eprintln!("browser test skipped (DTB_SKIP_BROWSER): no chromedriver or chromium");
-            return;
+            return None;
         }
         panic!(
             "chromedriver and chromium are needed: run .ci/install-test-deps (apt-get install \
              chromium chromium-driver), or set DTB_SKIP_BROWSER=1 to skip this test"
         );
     };
-    let server = Server::start(&[
-        "--dir",
-        english().to_str().unwrap(),
-        "--variant",
-        "english",
-        "--dir",
-        russian().to_str().unwrap(),
-        "--variant",
-        "russian",
-        "--dir",
-        international().to_str().unwrap(),
-        "--variant",
-        "international",
-    ]);
     let port = free_port();
     let profile = tempfile::tempdir().unwrap();
     let child = Command::new(&driver_bin)
@@ -974,6 +992,7 @@ fn browser_plays_a_move_by_clicking() {
         child,
         addr: format!("127.0.0.1:{port}"),
         session: String::new(),
+        _profile: profile,
     };
     let t = Instant::now();
     loop {
@@ -997,13 +1016,70 @@ fn browser_plays_a_move_by_clicking() {
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-                format!("--user-data-dir={}", profile.path().display()),
+                format!("--user-data-dir={}", driver._profile.path().display()),
                 "--window-size=1100,820",
             ]
         }
     }}});
     let v = driver.call("POST", "/session", caps);
     driver.session = v["sessionId"].as_str().unwrap().to_string();
+    Some(driver)
+}
+
+/// Issue 36: a bad FEN shows the server's error and no board (the page drew the squares it
+/// could read beside the error); the next good position draws the board again.
+#[test]
+fn browser_shows_no_board_for_a_bad_fen() {
+    let Some(driver) = browser() else { return };
+    let server = english_server();
+    let open = |fen: &str| {
+        let url = format!("http://{}/?variant=english&fen={}", server.addr, q(fen));
+        driver.session("POST", "/url", json!({ "url": url }));
+    };
+    let counts = "return [document.querySelectorAll('#board svg').length, \
+                  document.querySelectorAll('rect[data-square]').length, \
+                  document.querySelectorAll('[data-piece]').length, \
+                  document.querySelectorAll('#moves li').length]";
+    open("W:W33,22:B1");
+    driver.wait_for("return document.body.dataset.state === 'error'");
+    assert_eq!(
+        driver.script("return document.getElementById('status').textContent"),
+        json!("400: bad FEN: square 33 is not on the board: its squares are numbered from 1 to 32")
+    );
+    assert_eq!(driver.script(counts), json!([0, 0, 0, 0]));
+    let good = "W:WK32:BK26";
+    open(good);
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{good}'"
+    ));
+    let moves = api_moves(&server, good).len();
+    assert_eq!(moves, 2, "32-27 and 32-28");
+    assert_eq!(driver.script(counts), json!([1, 32, 2, moves]));
+    assert_eq!(
+        driver.script("return document.getElementById('status').textContent"),
+        json!("")
+    );
+}
+
+/// Needs Debian's `chromium` and `chromium-driver` (.ci/install-test-deps installs them);
+/// `DTB_SKIP_BROWSER=1` skips it where they cannot be installed.
+#[test]
+fn browser_plays_a_move_by_clicking() {
+    let Some(driver) = browser() else { return };
+    let server = Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+        "--dir",
+        international().to_str().unwrap(),
+        "--variant",
+        "international",
+    ]);
 
     let start = "W:WK32:BK26";
     driver.session(

@@ -63,11 +63,13 @@ function movesFrom(from) {
   return state.data && state.data.moves ? state.data.moves.filter((m) => m.from === from) : [];
 }
 
+// The board of the position shown, drawn from the server's FEN only: where the API refused
+// the position (a bad FEN, no table), no board, only the error in the status line.
 function drawBoard() {
   const v = state.variants.get(state.variant);
   const box = $("board");
   box.textContent = "";
-  if (!v) return;
+  if (!v || !state.data) return;
   const n = v.board;
   const cell = SIZE / n;
   const svg = el("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, role: "img" }, box);
@@ -92,7 +94,7 @@ function drawBoard() {
       t.textContent = String(num);
     }
   }
-  const { pieces } = parseFen(state.fen || "");
+  const { pieces } = parseFen(state.data.fen);
   for (const [num, p] of pieces) {
     const sq = v.squares.get(num);
     if (!sq) continue;
