@@ -18,9 +18,9 @@
 use crate::position::{Position, PositionError};
 use crate::rules::{Color, Numbering, Rules};
 
-/// Input echoed in an error: at most 24 characters (`...` marks a cut), so that a hostile
-/// megabyte of text gives a one-line message.
-fn clip(text: &str) -> String {
+/// Input kept in an error: at most 24 characters (`...` marks a cut), so that a hostile
+/// megabyte of text gives a one-line message and the error itself stays small.
+pub(crate) fn clip(text: &str) -> String {
     if text.chars().count() <= 24 {
         text.to_string()
     } else {
@@ -35,19 +35,19 @@ pub enum FenError {
     #[error("empty FEN")]
     Empty,
     /// The first field is not `W` or `B`.
-    #[error("side to move must be W or B, found {:?}", clip(.0))]
+    #[error("side to move must be W or B, found {0:?}")]
     BadSideToMove(String),
     /// Not three `:`-separated fields (after any `[FEN "..."]` tag and trailing fields).
     #[error("expected `side:Wpieces:Bpieces` (three fields separated by ':'), found {0} fields")]
     FieldCount(usize),
     /// A piece list that does not start with its colour.
-    #[error("piece list {:?} must start with W or B", clip(.0))]
+    #[error("piece list {0:?} must start with W or B")]
     BadColorField(String),
     /// The same colour's piece list given twice.
     #[error("the {0} piece list appears twice")]
     DuplicateColor(char),
     /// A square that is not a number.
-    #[error("{:?} is not a square number", clip(.0))]
+    #[error("{0:?} is not a square number")]
     BadSquare(String),
     /// A square number off the board.
     #[error("square {square} is not on the board: its squares are numbered from 1 to {max}")]
@@ -61,14 +61,14 @@ pub enum FenError {
     #[error("square {0} is listed twice")]
     DuplicateSquare(u32),
     /// A range `a-b` with `a > b`.
-    #[error("range {:?} is not ascending", clip(.0))]
+    #[error("range {0:?} is not ascending")]
     BadRange(String),
     /// An algebraic square (`c3`) that names a light square, where no piece stands.
-    #[error("{:?} is a light square: pieces stand on the dark squares", clip(.0))]
+    #[error("{0:?} is a light square: pieces stand on the dark squares")]
     LightSquare(String),
     /// An algebraic square whose file or rank is beyond the board (`i1` or `a9` on 8x8).
     #[error(
-        "{:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})", clip(.square)
+        "{square:?} is not on the {board}x{board} board (files a-{last_file}, ranks 1-{board})"
     )]
     OffBoardSquare {
         /// The square as given.
@@ -79,7 +79,7 @@ pub enum FenError {
         last_file: char,
     },
     /// A range of algebraic squares (`a1-c3`): ranges are of square numbers only.
-    #[error("range {:?} is of algebraic squares: ranges are of square numbers only", clip(.0))]
+    #[error("range {0:?} is of algebraic squares: ranges are of square numbers only")]
     AlgebraicRange(String),
     /// The squares parse but the position is not legal (a man on its crowning row, too many
     /// pieces, ...).
@@ -125,17 +125,15 @@ fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
     };
     let rank = chars.as_str();
     if rank.is_empty() || rank.len() > 2 || !rank.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FenError::BadSquare(t.to_string()));
+        return Err(FenError::BadSquare(clip(t)));
     }
     let g = rules.geometry();
     let n = g.size;
     let file = file.to_ascii_lowercase() as u8 - b'a';
-    let rank: u8 = rank
-        .parse()
-        .map_err(|_| FenError::BadSquare(t.to_string()))?;
+    let rank: u8 = rank.parse().map_err(|_| FenError::BadSquare(clip(t)))?;
     if file >= n || rank == 0 || rank > n {
         return Err(FenError::OffBoardSquare {
-            square: t.to_string(),
+            square: clip(t),
             board: n,
             last_file: (b'a' + n - 1) as char,
         });
@@ -148,7 +146,7 @@ fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
         n - 1 - file
     };
     if (row + col).is_multiple_of(2) {
-        return Err(FenError::LightSquare(t.to_string()));
+        return Err(FenError::LightSquare(clip(t)));
     }
     Ok(Some(row * g.half() + col / 2))
 }
@@ -176,9 +174,9 @@ fn parse_one(text: &str, rules: &Rules) -> Result<u32, FenError> {
 fn parse_square(text: &str, max: u32) -> Result<u32, FenError> {
     let t = text.trim();
     if t.is_empty() || t.len() > 4 || !t.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(FenError::BadSquare(t.to_string()));
+        return Err(FenError::BadSquare(clip(t)));
     }
-    let n: u32 = t.parse().map_err(|_| FenError::BadSquare(t.to_string()))?;
+    let n: u32 = t.parse().map_err(|_| FenError::BadSquare(clip(t)))?;
     if n == 0 || n > max {
         return Err(FenError::SquareOutOfRange { square: n, max });
     }
@@ -207,12 +205,12 @@ fn parse_pieces(list: &str, rules: &Rules, seen: &mut u64) -> Result<(u64, u64),
                 if algebraic_square(a, rules).is_ok_and(|s| s.is_some())
                     || algebraic_square(b, rules).is_ok_and(|s| s.is_some())
                 {
-                    return Err(FenError::AlgebraicRange(item.to_string()));
+                    return Err(FenError::AlgebraicRange(clip(item)));
                 }
                 let lo = parse_square(a, max)?;
                 let hi = parse_square(b, max)?;
                 if lo > hi {
-                    return Err(FenError::BadRange(item.to_string()));
+                    return Err(FenError::BadRange(clip(item)));
                 }
                 (lo, hi)
             }
@@ -280,7 +278,7 @@ pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
     let side = match fields[0].trim() {
         "W" | "w" => Color::White,
         "B" | "b" => Color::Black,
-        other => return Err(FenError::BadSideToMove(other.to_string())),
+        other => return Err(FenError::BadSideToMove(clip(other))),
     };
     let mut seen = 0u64;
     let mut white = None;
@@ -290,7 +288,7 @@ pub fn parse(text: &str, rules: &Rules) -> Result<Position, FenError> {
         let (slot, letter) = match f.chars().next() {
             Some('W') | Some('w') => (&mut white, 'W'),
             Some('B') | Some('b') => (&mut black, 'B'),
-            _ => return Err(FenError::BadColorField(f.to_string())),
+            _ => return Err(FenError::BadColorField(clip(f))),
         };
         if slot.is_some() {
             return Err(FenError::DuplicateColor(letter));
@@ -707,5 +705,59 @@ mod tests {
             parse("W:W99999999999:B1", &E),
             Err(FenError::BadSquare("99999999999".into()))
         );
+    }
+
+    /// A 10 MB FEN of each shape an error quotes gives an error whose message and value
+    /// are a few dozen bytes, never the input; [`crate::quote`] shows 40 characters and the
+    /// length.
+    #[test]
+    fn an_error_never_holds_a_10_mb_fen() {
+        let big = 10 << 20;
+        let long = |prefix: &str, filler: &str, suffix: &str| {
+            let mut t = prefix.to_string();
+            while t.len() < big {
+                t.push_str(filler);
+            }
+            t + suffix
+        };
+        for text in [
+            long("", "X", ":W1:B2"),
+            long("W:", "Q", ":B2"),
+            long("W:W", "7", ":B2"),
+            long("W:W", "z", ":B2"),
+            long("W:W1-", "9", ":B2"),
+            long("W:W", "a1", "-b2:B"),
+            long("W:W1", ",", "x:B2"),
+            long("W", ":", ""),
+        ] {
+            let e = parse(&text, &E).unwrap_err();
+            let shown = e.to_string();
+            let held = format!("{e:?}");
+            assert!(shown.len() < 200, "{} bytes: {shown:.300}", shown.len());
+            assert!(held.len() < 200, "{} bytes: {held:.300}", held.len());
+        }
+        let text = long("W:W", "1,", "");
+        let q = crate::quote(&text);
+        assert_eq!(q, format!("{:?}... ({} bytes)", &text[..40], text.len()));
+        assert_eq!(crate::quote("W:WK32:BK26"), "\"W:WK32:BK26\"");
+        // 40 characters are not cut; a multi-byte character is never split.
+        assert_eq!(
+            crate::quote(&"é".repeat(40)),
+            format!("{:?}", "é".repeat(40))
+        );
+        assert_eq!(
+            crate::quote(&"é".repeat(41)),
+            format!("{:?}... (82 bytes)", "é".repeat(40))
+        );
+        let variant = long("", "x", "");
+        for text in [
+            variant.clone(),
+            format!("english,{variant}"),
+            format!("english,blocked={variant}"),
+            format!("english,{variant}=1"),
+        ] {
+            let e = Rules::parse(&text).unwrap_err();
+            assert!(format!("{e} {e:?}").len() < 600, "{e:.300}");
+        }
     }
 }

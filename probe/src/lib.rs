@@ -106,6 +106,18 @@ pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
 pub use variant::{Field, RulesError, FIELDS};
 
+/// Text an error message quotes (a FEN, a variant): in double quotes, with Rust's escapes,
+/// and at most its first 40 characters, then `... (N bytes)` with the whole length, so that a
+/// megabyte of hostile input gives a one-line message: `"W:W1,2,3,4,5,6,7,8,9,10,11,12:B13,1"...
+/// (10485760 bytes)`.
+pub fn quote(text: &str) -> String {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}... ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
 /// An error and its causes in one line, outermost first, joined by `": "` (each error's
 /// message says only its own level; its cause is its [`source`](std::error::Error::source)):
 /// `tables/english-0101.wld: invalid header: not a dtb table file`.

@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
+use crate::fen::clip;
 use crate::rules::{
     BlockedOutcome, Color, KingLanding, KingRange, MidCapturePromotion, Numbering, Precedence,
     Removal, Rules,
@@ -98,7 +99,7 @@ pub const FIELDS: [Field; 12] = [
 ];
 
 /// Why a `--variant` text is not a rule set. Each message is one line that says what is
-/// allowed.
+/// allowed; the text it quotes is cut to 24 characters (as [`crate::fen::FenError`]'s).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RulesError {
     /// The first item is not a preset's name.
@@ -232,12 +233,12 @@ impl Rules {
         let items: Vec<&str> = spec.split(',').map(str::trim).collect();
         if let Some(i) = items.iter().position(|s| s.is_empty()) {
             return Err(RulesError::EmptyItem {
-                spec: spec.to_string(),
+                spec: clip(spec),
                 item: i + 1,
             });
         }
         let preset = Rules::by_name(items[0]).ok_or_else(|| RulesError::UnknownPreset {
-            name: items[0].to_string(),
+            name: clip(items[0]),
         })?;
         let mut r = preset;
         let mut given = [false; 12];
@@ -245,15 +246,11 @@ impl Rules {
             let (key, value) = item
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| RulesError::NotFieldValue {
-                    item: item.to_string(),
-                })?;
+                .ok_or_else(|| RulesError::NotFieldValue { item: clip(item) })?;
             let f = FIELDS
                 .iter()
                 .position(|f| f.key.eq_ignore_ascii_case(key))
-                .ok_or_else(|| RulesError::UnknownField {
-                    key: key.to_string(),
-                })?;
+                .ok_or_else(|| RulesError::UnknownField { key: clip(key) })?;
             let field = &FIELDS[f];
             if std::mem::replace(&mut given[f], true) {
                 return Err(RulesError::Repeated { key: field.key });
@@ -264,7 +261,7 @@ impl Rules {
                 .position(|w| w.eq_ignore_ascii_case(value))
                 .ok_or_else(|| RulesError::BadValue {
                     key: field.key,
-                    value: value.to_string(),
+                    value: clip(value),
                     allowed: field.values,
                 })?;
             set(&mut r, f, v);

@@ -11,7 +11,10 @@ fn root_file(name: &str) -> String {
 #[test]
 fn both_licences_are_at_the_root_and_no_manifest_names_a_placeholder() {
     let mit = root_file("LICENSE-MIT");
-    assert!(mit.starts_with("MIT License\n\nCopyright (c) 2026 the dtb authors\n"), "{mit}");
+    assert!(
+        mit.starts_with("MIT License\n\nCopyright (c) 2026 the dtb authors\n"),
+        "{mit}"
+    );
     assert!(mit.contains("THE SOFTWARE IS PROVIDED \"AS IS\", WITHOUT WARRANTY OF ANY KIND"));
     let apache = root_file("LICENSE-APACHE");
     assert!(apache.contains("Apache License\n                        Version 2.0, January 2004"));
@@ -19,7 +22,13 @@ fn both_licences_are_at_the_root_and_no_manifest_names_a_placeholder() {
     assert_eq!(apache.lines().count(), 201);
     for manifest in ["Cargo.toml", "python/Cargo.toml", "python/pyproject.toml"] {
         let text = root_file(manifest);
-        assert!(text.contains("MIT OR Apache-2.0"), "{manifest} names no licence");
-        assert!(!text.contains("example.invalid"), "{manifest} names a placeholder address");
+        assert!(
+            text.contains("MIT OR Apache-2.0"),
+            "{manifest} names no licence"
+        );
+        assert!(
+            !text.contains("example.invalid"),
+            "{manifest} names a placeholder address"
+        );
     }
 }
