@@ -280,7 +280,7 @@ fn parse_fen(tb: &Tablebase, text: &str) -> Res<Position> {
             fen::FenError::Position(_) => DTB_ERR_POSITION,
             _ => DTB_ERR_FEN,
         };
-        Failure(code, format!("FEN {text:?}: {e}"))
+        Failure(code, format!("FEN {}: {e}", dtb_probe::quote(text)))
     })
 }
 
@@ -492,8 +492,12 @@ pub unsafe extern "C" fn dtb_open(
         // SAFETY: as above.
         let variant = unsafe { c_text(variant, "variant") }?;
         // A preset's name, or a preset with FIELD=VALUE overrides (as `dtb --variant`).
-        let rules = Rules::parse(variant)
-            .map_err(|e| Failure(DTB_ERR_VARIANT, format!("variant {variant:?}: {e}")))?;
+        let rules = Rules::parse(variant).map_err(|e| {
+            Failure(
+                DTB_ERR_VARIANT,
+                format!("variant {}: {e}", dtb_probe::quote(variant)),
+            )
+        })?;
         let dir = path_of(dir);
         if !dir.is_dir() {
             return fail(
@@ -518,7 +522,7 @@ pub unsafe extern "C" fn dtb_open(
                     "no {} tables in {} (build them with `dtb gen --variant {} --out DIR`)",
                     rules.name,
                     dir.display(),
-                    rules.name
+                    rules.spec()
                 ),
             );
         }

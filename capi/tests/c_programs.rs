@@ -293,3 +293,65 @@ fn a_wld_only_directory_answers_outcomes_with_no_distance() {
     // SAFETY: the handle from dtb_open, closed once.
     unsafe { dtb::dtb_close(tb) };
 }
+
+/// The message of the last failed call, as C reads it.
+fn last_error() -> String {
+    // SAFETY: dtb_last_error returns a NUL-terminated string, never NULL.
+    unsafe { std::ffi::CStr::from_ptr(dtb::dtb_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Opening a directory without tables of a rule set that is no preset hints at the build
+/// command with `--variant` as `dtb gen` reads it (`english,blocked=majority`, not the
+/// table-file name `english+blocked=majority`, which `dtb gen` refuses); and a 10 MB FEN is
+/// quoted in the error by its first 40 characters and its length, never whole.
+#[test]
+fn errors_hint_a_working_command_and_never_echo_unbounded_input() {
+    use std::ffi::CString;
+    let empty = tempfile::tempdir().unwrap();
+    let c_dir = CString::new(empty.path().to_str().unwrap()).unwrap();
+    let mut tb = std::ptr::null_mut();
+    // SAFETY: valid NUL-terminated strings and a writable out pointer.
+    let status = unsafe {
+        dtb::dtb_open(
+            c_dir.as_ptr(),
+            c"english,blocked=majority".as_ptr(),
+            1 << 20,
+            &mut tb,
+        )
+    };
+    assert_eq!(status, dtb::DTB_ERR_DIRECTORY);
+    let msg = last_error();
+    assert!(
+        msg.contains("no english+blocked=majority tables")
+            && msg.contains("`dtb gen --variant english,blocked=majority --out DIR`"),
+        "{msg}"
+    );
+
+    let c_dir = CString::new(tables().to_str().unwrap()).unwrap();
+    // SAFETY: as above.
+    let status = unsafe { dtb::dtb_open(c_dir.as_ptr(), c"english".as_ptr(), 1 << 20, &mut tb) };
+    assert_eq!(status, dtb::DTB_OK);
+    let big = format!("W:W{}:B2", "7".repeat(10 << 20));
+    let c_fen = CString::new(big.as_str()).unwrap();
+    let mut v = dtb::dtb_value::default();
+    // SAFETY: an open handle, a NUL-terminated FEN, a writable value.
+    let status = unsafe { dtb::dtb_probe_fen(tb, c_fen.as_ptr(), &mut v) };
+    assert_eq!(status, dtb::DTB_ERR_FEN);
+    let msg = last_error();
+    assert!(msg.len() < 300, "{} bytes: {msg:.300}", msg.len());
+    assert!(
+        msg.contains(&format!("{:?}... ({} bytes)", &big[..40], big.len())),
+        "{msg}"
+    );
+    let huge_variant = CString::new("x".repeat(10 << 20)).unwrap();
+    let mut other = std::ptr::null_mut();
+    // SAFETY: as above.
+    let status =
+        unsafe { dtb::dtb_open(c_dir.as_ptr(), huge_variant.as_ptr(), 1 << 20, &mut other) };
+    assert_eq!(status, dtb::DTB_ERR_VARIANT);
+    assert!(last_error().len() < 600, "{:.300}", last_error());
+    // SAFETY: the handle from dtb_open, closed once.
+    unsafe { dtb::dtb_close(tb) };
+}
