@@ -2,13 +2,14 @@
 of the game in plies, the best move and every move ranked.
 
 >>> import dtb
->>> tb = dtb.Tablebase("tables", "english")
->>> tb.probe("W:WK32:BK26")
+>>> with dtb.Tablebase("tables", "english") as tb:
+...     tb.probe("W:WK32:BK26")
 Probe(fen="W:WK32:BK26", wld="win", dtw=9, best_move="32-27")
 """
 
 import os
-from typing import Dict, List, Literal, Optional, Sequence, Union
+from types import TracebackType
+from typing import Dict, Iterable, List, Literal, Optional, Type, Union
 
 __version__: str
 
@@ -50,8 +51,18 @@ class Move:
     fen: str
     """The position after the move."""
 
+class Step:
+    """One ply of a best line (Tablebase.line)."""
+
+    move: str
+    dtw: Optional[int]
+    """Plies left to the end of the game after the move; None for a draw."""
+    fen: str
+    """The position after the move."""
+
 class Tablebase:
-    """Tables of one variant in a directory; safe to share between threads."""
+    """Tables of one variant in a directory; safe to share between threads. A context
+    manager: ``with dtb.Tablebase(...) as tb:`` closes it at the end of the block."""
 
     def __init__(
         self,
@@ -59,8 +70,8 @@ class Tablebase:
         variant: str = "english",
         cache_bytes: int = 64 << 20,
     ) -> None:
-        """Raises FileNotFoundError (no such directory, or no tables of the variant in it)
-        or ValueError (unknown variant)."""
+        """Raises FileNotFoundError (no such directory, or no tables of the variant in it;
+        the message says how to build them) or ValueError (unknown variant)."""
     @property
     def variant(self) -> str: ...
     @property
@@ -69,8 +80,21 @@ class Tablebase:
         """Raises FenError, PositionError, MissingTableError, TableError."""
     def moves(self, fen: str) -> List[Move]:
         """Every legal move, best first (wins fastest first, draws, losses slowest first)."""
-    def probe_many(self, fens: Sequence[str]) -> List[Probe]:
-        """probe() of each FEN with the GIL released; raises the first failure."""
+    def line(self, fen: str) -> List[Step]:
+        """The best line to the end of the game, as ``dtb probe --line`` plays it (a drawn
+        position's stops after 40 plies). Needs the DTW tables (MissingTableError without)."""
+    def probe_many(self, fens: Iterable[str]) -> List[Probe]:
+        """probe() of each FEN of any iterable (a list, a generator) with the GIL released;
+        raises the first failure. TypeError for a single str or an item that is not one."""
     def probe_wld(self, fen: str) -> Wld: ...
     def cache_stats(self) -> Dict[str, int]:
         """hits, misses, not_cached, bytes, blocks, thread_bytes, capacity_bytes (bytes + thread_bytes <= capacity_bytes)."""
+    def close(self) -> None:
+        """Let the tables go; every later call but close() raises ValueError."""
+    def __enter__(self) -> "Tablebase": ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> bool: ...

@@ -14,13 +14,15 @@
 //! `FileNotFoundError`, an unknown variant `ValueError`.
 
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
 use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Wld};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyFileNotFoundError, PyValueError};
+use pyo3::exceptions::{PyException, PyFileNotFoundError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 create_exception!(dtb, DtbError, PyException, "Any error dtb reports.");
 create_exception!(dtb, FenError, DtbError, "The FEN text could not be parsed.");
@@ -154,17 +156,73 @@ impl RankedMove {
     }
 }
 
-/// Tables of one variant in a directory, probed from any number of threads.
+/// One ply of a best line ([`Tablebase::line`]).
+#[pyclass(name = "Step", frozen, module = "dtb", get_all)]
+#[derive(Clone)]
+struct LineStep {
+    /// The move in PDN ("32-27").
+    r#move: String,
+    /// Plies left to the end of the game after the move; None for a draw.
+    dtw: Option<u16>,
+    /// The position after the move, as FEN.
+    fen: String,
+}
+
+#[pymethods]
+impl LineStep {
+    fn __repr__(&self) -> String {
+        format!(
+            "Step(move={:?}, dtw={}, fen={:?})",
+            self.r#move,
+            self.dtw.map_or("None".into(), |d| d.to_string()),
+            self.fen
+        )
+    }
+}
+
+/// Tables of one variant in a directory, probed from any number of threads. `close()` (or
+/// the end of a `with` block) lets the tables go: `None` in `tb` then.
 #[pyclass(frozen, module = "dtb")]
 struct Tablebase {
-    tb: dtb_probe::Tablebase,
+    tb: RwLock<Option<Arc<dtb_probe::Tablebase>>>,
+    rules: Rules,
     dir: PathBuf,
+}
+
+/// A text argument (a FEN, a variant): a Python `str`, else a TypeError in Python's words
+/// (pyo3's own message names its Rust type, `PyString`).
+struct Text(String);
+
+impl<'py> FromPyObject<'py> for Text {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match ob.downcast::<PyString>() {
+            Ok(s) => Ok(Text(s.to_cow()?.into_owned())),
+            Err(_) => Err(PyTypeError::new_err(format!(
+                "expected str, not {}",
+                ob.get_type().name()?
+            ))),
+        }
+    }
+}
+
+impl Tablebase {
+    /// The open tables, or ValueError after `close()` (as a closed Python file does). A
+    /// probe holds its own reference, so `close()` from another thread never cuts one short.
+    fn open(&self) -> PyResult<Arc<dtb_probe::Tablebase>> {
+        self.tb
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+            .ok_or_else(|| PyValueError::new_err("the tablebase is closed"))
+    }
 }
 
 fn parse(tb: &dtb_probe::Tablebase, text: &str) -> Result<Position, Failure> {
     fen::parse(text, tb.rules()).map_err(|e| match e {
-        fen::FenError::Position(p) => Failure::Position(format!("FEN {text:?}: {p}")),
-        e => Failure::Fen(format!("FEN {text:?}: {e}")),
+        fen::FenError::Position(p) => {
+            Failure::Position(format!("FEN {}: {p}", dtb_probe::quote(text)))
+        }
+        e => Failure::Fen(format!("FEN {}: {e}", dtb_probe::quote(text))),
     })
 }
 
@@ -210,16 +268,60 @@ fn probe_one(tb: &dtb_probe::Tablebase, text: &str) -> Result<ProbeValue, Failur
     })
 }
 
+/// Most plies `line()` plays from a drawn position (as `dtb probe --line` and the HTTP
+/// mainline).
+const DRAW_LINE_PLIES: usize = 40;
+
+/// The best line from `text` to the end of the game, as `dtb probe --line` plays it.
+fn play_line(tb: &dtb_probe::Tablebase, text: &str) -> Result<Vec<LineStep>, Failure> {
+    let mut pos = parse(tb, text)?;
+    if !has_dtw(tb) {
+        return Err(Failure::Missing(
+            "line() plays the best moves, which needs DTW tables; the directory holds WLD \
+             tables only (built with --wld-only)"
+                .into(),
+        ));
+    }
+    let start = tb.probe_dtw(&pos).map_err(Failure::of_probe)?;
+    let limit = start.plies.map_or(DRAW_LINE_PLIES, usize::from);
+    let mut steps = Vec::new();
+    let mut all = Vec::new();
+    while steps.len() < limit {
+        let Some((m, _)) = tb.best_move(&pos).map_err(Failure::of_probe)? else {
+            break;
+        };
+        all.clear();
+        legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
+        let name = pdn_in_for(tb.rules(), &m, &all);
+        pos = m.apply_unchecked(&pos);
+        let dtw = if pos.pieces(pos.side_to_move().opponent()) == 0
+            || pos.pieces(pos.side_to_move()) == 0
+        {
+            Some(0)
+        } else {
+            tb.probe_dtw(&pos).map_err(Failure::of_probe)?.plies
+        };
+        steps.push(LineStep {
+            r#move: name,
+            dtw,
+            fen: fen::write_for(&pos, tb.rules()),
+        });
+    }
+    Ok(steps)
+}
+
 #[pymethods]
 impl Tablebase {
     /// Open the tables of `variant` (a preset name, as `dtb variants` lists them) in `dir`,
     /// with a block cache of about `cache_bytes` bytes.
     #[new]
-    #[pyo3(signature = (dir, variant = "english", cache_bytes = 64 << 20))]
-    fn new(dir: PathBuf, variant: &str, cache_bytes: usize) -> PyResult<Tablebase> {
+    #[pyo3(signature = (dir, variant = Text("english".into()), cache_bytes = 64 << 20))]
+    fn new(dir: PathBuf, variant: Text, cache_bytes: usize) -> PyResult<Tablebase> {
+        let variant = variant.0.as_str();
         // A preset's name, or a preset with FIELD=VALUE overrides (as `dtb --variant`).
-        let rules = Rules::parse(variant)
-            .map_err(|e| PyValueError::new_err(format!("variant {variant:?}: {e}")))?;
+        let rules = Rules::parse(variant).map_err(|e| {
+            PyValueError::new_err(format!("variant {}: {e}", dtb_probe::quote(variant)))
+        })?;
         if !dir.is_dir() {
             return Err(PyFileNotFoundError::new_err(format!(
                 "table directory {} does not exist or is not a directory",
@@ -234,35 +336,50 @@ impl Tablebase {
                 "no {} tables in {} (build them with `dtb gen --variant {} --out DIR`)",
                 rules.name,
                 dir.display(),
-                rules.name
+                rules.spec()
             )));
         }
-        Ok(Tablebase { tb, dir })
+        Ok(Tablebase {
+            rules: *tb.rules(),
+            tb: RwLock::new(Some(Arc::new(tb))),
+            dir,
+        })
     }
 
     /// The variant's name.
     #[getter]
     fn variant(&self) -> &'static str {
-        self.tb.rules().name
+        self.rules.name
     }
 
     /// The largest number of pieces of any table found.
     #[getter]
-    fn max_pieces(&self) -> u32 {
-        self.tb.max_pieces()
+    fn max_pieces(&self) -> PyResult<u32> {
+        Ok(self.open()?.max_pieces())
     }
 
     /// Win/loss/draw, distance in plies and best move of the position in PDN FEN.
-    fn probe(&self, py: Python<'_>, fen: &str) -> PyResult<ProbeValue> {
-        py.allow_threads(|| probe_one(&self.tb, fen))
+    fn probe(&self, py: Python<'_>, fen: Text) -> PyResult<ProbeValue> {
+        let tb = self.open()?;
+        py.allow_threads(|| probe_one(&tb, &fen.0))
+            .map_err(Failure::into_py)
+    }
+
+    /// The best line from the position to the end of the game, as `dtb probe --line` plays
+    /// it: one Step (move, plies left after it, FEN after it) a ply; a drawn position's line
+    /// stops after 40 plies. Needs the DTW tables.
+    fn line(&self, py: Python<'_>, fen: Text) -> PyResult<Vec<LineStep>> {
+        let tb = self.open()?;
+        py.allow_threads(|| play_line(&tb, &fen.0))
             .map_err(Failure::into_py)
     }
 
     /// Every legal move with its value for the mover and the position after it, best first.
-    fn moves(&self, py: Python<'_>, fen: &str) -> PyResult<Vec<RankedMove>> {
+    fn moves(&self, py: Python<'_>, fen: Text) -> PyResult<Vec<RankedMove>> {
+        let tb = self.open()?;
         py.allow_threads(|| -> Result<Vec<RankedMove>, Failure> {
-            let tb = &self.tb;
-            let pos = parse(tb, fen)?;
+            let tb = &*tb;
+            let pos = parse(tb, &fen.0)?;
             let ranked = if has_dtw(tb) {
                 tb.probe_moves(&pos)
             } else {
@@ -287,26 +404,46 @@ impl Tablebase {
         .map_err(Failure::into_py)
     }
 
-    /// `probe` of every FEN, in order, with the GIL released for the whole batch. Raises the
-    /// first failure (its message names the FEN's index).
-    fn probe_many(&self, py: Python<'_>, fens: Vec<String>) -> PyResult<Vec<ProbeValue>> {
+    /// `probe` of every FEN of an iterable (a list, a generator, ...), in order, with the GIL
+    /// released for the whole batch. Raises the first failure (its message names the FEN's
+    /// index).
+    fn probe_many(&self, py: Python<'_>, fens: &Bound<'_, PyAny>) -> PyResult<Vec<ProbeValue>> {
+        let tb = self.open()?;
+        if fens.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(
+                "probe_many takes an iterable of FEN strings, not one str: use probe()",
+            ));
+        }
+        let iter = fens.try_iter().map_err(|_| {
+            let kind = fens.get_type().name().map_or("?".into(), |n| n.to_string());
+            PyTypeError::new_err(format!(
+                "probe_many takes an iterable of FEN strings, not {kind}"
+            ))
+        })?;
+        let mut texts = Vec::new();
+        for (i, f) in iter.enumerate() {
+            let f = f?;
+            let text = f
+                .extract::<Text>()
+                .map_err(|e| PyTypeError::new_err(format!("fens[{i}]: {}", e.value(py))))?;
+            texts.push(text.0);
+        }
         py.allow_threads(|| {
-            fens.iter()
+            texts
+                .iter()
                 .enumerate()
-                .map(|(i, f)| {
-                    probe_one(&self.tb, f).map_err(|e| e.with_context(&format!("fens[{i}]")))
-                })
+                .map(|(i, f)| probe_one(&tb, f).map_err(|e| e.with_context(&format!("fens[{i}]"))))
                 .collect::<Result<Vec<_>, _>>()
         })
         .map_err(Failure::into_py)
     }
 
     /// Win/loss/draw alone ("win", "draw", "loss"): the cheapest probe.
-    fn probe_wld(&self, py: Python<'_>, fen: &str) -> PyResult<&'static str> {
+    fn probe_wld(&self, py: Python<'_>, fen: Text) -> PyResult<&'static str> {
+        let tb = self.open()?;
         py.allow_threads(|| {
-            let pos = parse(&self.tb, fen)?;
-            self.tb
-                .probe_wld(&pos)
+            let pos = parse(&tb, &fen.0)?;
+            tb.probe_wld(&pos)
                 .map(Wld::as_str)
                 .map_err(Failure::of_probe)
         })
@@ -315,9 +452,9 @@ impl Tablebase {
 
     /// The block cache's counters: hits, misses, not_cached, bytes, blocks, thread_bytes (the
     /// probing threads' recent blocks; bytes + thread_bytes <= capacity_bytes), capacity_bytes.
-    fn cache_stats(&self) -> std::collections::HashMap<&'static str, u64> {
-        let s = self.tb.cache_stats();
-        [
+    fn cache_stats(&self) -> PyResult<std::collections::HashMap<&'static str, u64>> {
+        let s = self.open()?.cache_stats();
+        Ok([
             ("hits", s.hits),
             ("misses", s.misses),
             ("not_cached", s.not_cached),
@@ -327,21 +464,55 @@ impl Tablebase {
             ("capacity_bytes", s.capacity_bytes as u64),
         ]
         .into_iter()
-        .collect()
+        .collect())
+    }
+
+    /// Let the tables go (their files and block cache): every later call but `close()` raises
+    /// ValueError. Probes running in other threads finish first. Closing twice is allowed.
+    fn close(&self) {
+        let tables = self
+            .tb
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(tables);
+    }
+
+    /// `with dtb.Tablebase(...) as tb:` closes the tables at the end of the block.
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, _exc: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        self.close();
+        false
     }
 
     fn __repr__(&self) -> String {
         format!(
             "Tablebase({:?}, {:?})",
             self.dir.display().to_string(),
-            self.tb.rules().name
+            self.rules.name
         )
     }
 }
 
+/// Draughts endgame tablebases built by `dtb gen`: win/loss/draw, exact distance to the end
+/// of the game in plies, the best move, every move ranked and the best line.
+///
+///     import dtb
+///     with dtb.Tablebase("tables", "english") as tb:
+///         tb.probe("W:WK32:BK26")   # Probe(fen="W:WK32:BK26", wld="win", dtw=9, best_move="32-27")
+///         tb.moves("W:WK32:BK26")   # every legal move, best first
+///         tb.line("W:WK32:BK26")    # the best line to the end of the game
+///
+/// Errors are dtb.FenError, dtb.PositionError, dtb.MissingTableError, dtb.TableError (all
+/// dtb.DtbError); FileNotFoundError for a directory without tables of the variant.
 #[pymodule]
 fn dtb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Tablebase>()?;
+    m.add_class::<LineStep>()?;
     m.add_class::<ProbeValue>()?;
     m.add_class::<RankedMove>()?;
     let py = m.py();

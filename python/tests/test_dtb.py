@@ -106,7 +106,7 @@ def test_errors_are_exceptions_with_dtbs_message(tb):
         dtb.Tablebase(TABLES, "international")
     with pytest.raises(ValueError, match="unknown variant"):
         dtb.Tablebase(TABLES, "chess")
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="expected str, not NoneType"):
         tb.probe(None)
 
 
@@ -136,3 +136,92 @@ def test_type_stubs_are_installed():
     stubs = list(pkg.glob("*.pyi"))
     assert stubs, f"no .pyi beside {dtb.__file__}"
     assert "def probe_many" in stubs[0].read_text()
+
+
+def test_line_is_the_best_line_to_the_end(tb):
+    steps = tb.line("W:WK32:BK26")
+    assert len(steps) == 9
+    assert (steps[0].move, steps[0].dtw, steps[0].fen) == ("32-27", 8, "B:WK27:BK26")
+    assert [s.dtw for s in steps] == [8, 7, 6, 5, 4, 3, 2, 1, 0]
+    assert steps[-1].fen.endswith(":B")
+    # Each step is the best move of the position before it.
+    before = "W:WK32:BK26"
+    for s in steps:
+        assert tb.probe(before).best_move == s.move
+        before = s.fen
+    assert "Step(move=" in repr(steps[0])
+    draw = tb.line("B:WK32:BK26")
+    assert len(draw) == 40 and all(s.dtw is None for s in draw)
+    with pytest.raises(dtb.PositionError, match="game is over"):
+        tb.line("W:WK32:B")
+
+
+def test_context_manager_and_close():
+    with dtb.Tablebase(TABLES, "english") as t:
+        assert t.probe_wld("W:WK32:BK26") == "win"
+    with pytest.raises(ValueError, match="closed"):
+        t.probe("W:WK32:BK26")
+    with pytest.raises(ValueError, match="closed"):
+        t.probe_many(["W:WK32:BK26"])
+    assert t.variant == "english"
+    t.close()  # twice is allowed
+    u = dtb.Tablebase(TABLES, "english")
+    u.close()
+    with pytest.raises(ValueError, match="closed"):
+        u.moves("W:WK32:BK26")
+    # An exception in the block still closes, and is not swallowed.
+    with pytest.raises(dtb.FenError):
+        with dtb.Tablebase(TABLES, "english") as v:
+            v.probe("nonsense")
+    with pytest.raises(ValueError, match="closed"):
+        v.line("W:WK32:BK26")
+
+
+def test_module_docstring():
+    assert dtb.__doc__ and "dtb gen" in dtb.__doc__ and "Tablebase" in dtb.__doc__
+
+
+def test_probe_many_takes_any_iterable(tb):
+    fens = ["W:WK32:BK26", "B:WK32:BK26"]
+    want = [(p.wld, p.dtw) for p in tb.probe_many(fens)]
+    assert want == [("win", 9), ("draw", None)]
+    assert [(p.wld, p.dtw) for p in tb.probe_many(f for f in fens)] == want
+    assert [(p.wld, p.dtw) for p in tb.probe_many(tuple(fens))] == want
+    assert [(p.wld, p.dtw) for p in tb.probe_many(iter(fens))] == want
+    assert tb.probe_many(x for x in []) == []
+
+
+def test_type_errors_name_python_types_not_rust_ones(tb):
+    cases = [
+        (lambda: tb.probe_many("W:WK32:BK26"), "not one str"),
+        (lambda: tb.probe_many(5), "not int"),
+        (lambda: tb.probe_many(["W:WK32:BK26", 7]), r"fens\[1\]: expected str, not int"),
+        (lambda: tb.probe(b"W:WK32:BK26"), "expected str, not bytes"),
+        (lambda: tb.moves(1), "expected str, not int"),
+        (lambda: tb.line(None), "expected str, not NoneType"),
+        (lambda: dtb.Tablebase(TABLES, None), "expected str, not NoneType"),
+    ]
+    for call, words in cases:
+        with pytest.raises(TypeError, match=words) as e:
+            call()
+        for rust in ["Vec", "Sequence", "PyString", "PyAny", "String"]:
+            assert rust not in str(e.value), str(e.value)
+
+
+def test_missing_tables_hint_is_a_command_dtb_gen_takes(tmp_path):
+    with pytest.raises(FileNotFoundError) as e:
+        dtb.Tablebase(tmp_path, "english,blocked=majority")
+    assert "no english+blocked=majority tables" in str(e.value)
+    assert "`dtb gen --variant english,blocked=majority --out DIR`" in str(e.value)
+
+
+def test_a_10_mb_fen_is_not_echoed_whole(tb):
+    fen = "W:W" + "7" * (10 << 20) + ":B2"
+    with pytest.raises(dtb.FenError) as e:
+        tb.probe(fen)
+    msg = str(e.value)
+    assert len(msg) < 300, len(msg)
+    assert msg.startswith('FEN "%s"... (10485766 bytes): ' % fen[:40]), msg[:200]
+    with pytest.raises(ValueError) as e:
+        dtb.Tablebase(TABLES, "x" * (10 << 20))
+    assert len(str(e.value)) < 600
