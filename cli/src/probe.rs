@@ -116,36 +116,32 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
             ))
         };
         // One position a line, answered as it arrives (so a pipe can drive it); blank lines
-        // and `#` comments are skipped; a line that is not UTF-8 gets its own error.
+        // and `#` comments are skipped; a line that is not UTF-8, or longer than any FEN,
+        // gets its own error.
         let mut buf = Vec::new();
         let mut number = 0usize;
-        loop {
-            buf.clear();
-            if reader
-                .read_until(b'\n', &mut buf)
-                .context("reading batch input")?
-                == 0
-            {
-                break;
-            }
+        while let Some(len) = read_line_bounded(&mut reader, &mut buf, MAX_LINE_BYTES)
+            .context("reading batch input")?
+        {
             number += 1;
-            let text = match std::str::from_utf8(&buf) {
-                Ok(t) => t.trim_start_matches('\u{feff}').trim().to_string(),
-                Err(_) => {
-                    failed.set(true);
-                    let msg = format!("batch line {number} is not UTF-8 text");
-                    if json {
-                        writeln!(
-                            out,
-                            "{}",
-                            json!({"line": number, "error": msg, "kind": "not_utf8"})
-                        )?;
-                    } else {
-                        eprintln!("dtb: {msg}");
-                    }
-                    continue;
+            if let Some((msg, kind)) = refusal(&buf, len, number) {
+                failed.set(true);
+                if json {
+                    writeln!(
+                        out,
+                        "{}",
+                        json!({"line": number, "error": msg, "kind": kind})
+                    )?;
+                } else {
+                    eprintln!("dtb: {msg}");
                 }
-            };
+                out.flush()?;
+                continue;
+            }
+            let text = String::from_utf8_lossy(&buf)
+                .trim_start_matches('\u{feff}')
+                .trim()
+                .to_string();
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
@@ -158,6 +154,63 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Longest batch line read, in bytes without its line end: a FEN is at most a few hundred
+/// bytes (a 10x10 board with every square listed, in a PDN tag, is under 300).
+const MAX_LINE_BYTES: usize = 4096;
+
+/// Why batch line `number` (`buf`, `len` bytes in all) gets no answer, if it does not: longer
+/// than any FEN, or not UTF-8. The message and the JSON `kind`.
+fn refusal(buf: &[u8], len: usize, number: usize) -> Option<(String, &'static str)> {
+    if len > MAX_LINE_BYTES {
+        Some((
+            format!(
+                "batch line {number} is {len} bytes, longer than any FEN (at most \
+                 {MAX_LINE_BYTES} bytes a line)"
+            ),
+            "line_too_long",
+        ))
+    } else if std::str::from_utf8(buf).is_err() {
+        Some((format!("batch line {number} is not UTF-8 text"), "not_utf8"))
+    } else {
+        None
+    }
+}
+
+/// Read one line into `buf` (without its `\n`), keeping at most `max + 1` bytes of it and
+/// reading past the rest, so that a line of any length costs bounded memory. `Ok(None)` at
+/// the end of the input, else the line's whole length in bytes (over `max`: `buf` is cut).
+fn read_line_bounded(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Option<usize>> {
+    buf.clear();
+    let mut len = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = match r.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(any.then_some(len));
+        }
+        any = true;
+        let (part, used, end) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        let room = (max + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&part[..part.len().min(room)]);
+        len += part.len();
+        r.consume(used);
+        if end {
+            return Ok(Some(len));
+        }
+    }
 }
 
 /// What kind of failure `e` is, for programs reading `--json`: `malformed_fen`,

@@ -14,7 +14,7 @@ pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
         bail!(
             "table directory {} does not exist (build one with `dtb gen --out {}`)",
             dir.display(),
-            dir.display()
+            shell_word(&dir.display().to_string())
         );
     }
     if !dir.is_dir() {
@@ -28,8 +28,8 @@ pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
                 "no {} tables in {} (build them with `dtb gen --variant {} --out {}`)",
                 rules.name,
                 dir.display(),
-                rules.spec(),
-                dir.display()
+                shell_word(&rules.spec()),
+                shell_word(&dir.display().to_string())
             );
         }
         let described: Vec<String> = others
@@ -41,10 +41,21 @@ pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
             rules.name,
             dir.display(),
             described.join(", "),
-            others[0].spec()
+            shell_word(&others[0].spec())
         );
     }
     Ok(tb)
+}
+
+/// `word` as one word of a POSIX shell command line: as it is when it holds only characters
+/// no shell reads specially (a `--variant` spec, most paths), else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-+=,.:/@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 /// The rule sets other than `rules` whose tables `dir` holds, from the headers of files named

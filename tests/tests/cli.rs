@@ -963,6 +963,117 @@ fn batch_survives_a_bad_line_and_skips_comments() {
     assert_eq!(lines[2]["wld"], "draw");
 }
 
+/// A 10 MB batch line is answered with a bounded error naming its line, in JSON and in
+/// text, and the good lines after it are answered; one of exactly 4096 bytes is still read.
+#[test]
+fn batch_refuses_a_10_mb_line_and_answers_the_next() {
+    let mut input = b"W:WK32:BK26\n".to_vec();
+    input.extend(std::iter::repeat_n(b'7', 10 << 20));
+    input.extend_from_slice(b"\nB:WK32:BK26\n");
+    let padded = format!("{:<4096}\n", "W:WK32:BK26");
+    input.extend_from_slice(padded.as_bytes());
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--batch", "-"])
+        .write_stdin(input.clone())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.len() < 2000, "{} bytes of output", text.len());
+    let lines = json_lines(&text);
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(lines[0]["wld"], "win");
+    assert_eq!(lines[1]["line"], 2);
+    assert_eq!(lines[1]["kind"], "line_too_long");
+    assert_eq!(
+        lines[1]["error"],
+        format!(
+            "batch line 2 is {} bytes, longer than any FEN (at most 4096 bytes a line)",
+            10 << 20
+        )
+    );
+    assert_eq!(lines[2]["fen"], "B:WK32:BK26");
+    assert_eq!(lines[2]["wld"], "draw");
+    assert_eq!(lines[3]["wld"], "win");
+
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), "--batch", "-"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert_eq!(err.lines().count(), 1, "{err:.500}");
+    assert!(err.contains("batch line 2 is 10485760 bytes"), "{err:.500}");
+    let text = stdout_of(&out);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("B:WK32:BK26  draw"),
+        "{text}"
+    );
+}
+
+/// With no tables of a rule set that is no preset, the hint names `--variant` as `dtb gen`
+/// reads it (`english,blocked=majority`, not the file name `english+blocked=majority`, which
+/// `dtb gen` refuses) and the directory quoted for the shell; the hint, run by `sh` as it
+/// stands (2 pieces), builds the tables, and the probe then answers.
+#[test]
+fn the_missing_tables_hint_is_a_command_that_works() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("no tables");
+    std::fs::create_dir(&empty).unwrap();
+    let probe = || {
+        dtb()
+            .args(["probe", "--variant", "english,blocked=majority", "--dir"])
+            .arg(&empty)
+            .arg("W:WK32:BK26")
+            .output()
+            .unwrap()
+    };
+    let out = probe();
+    assert!(!out.status.success());
+    let err = stderr_of(&out);
+    let quoted = format!("'{}'", empty.display());
+    assert!(
+        err.contains(&format!(
+            "`dtb gen --variant english,blocked=majority --out {quoted}`"
+        )),
+        "{err}"
+    );
+    let hint = err.split('`').nth(1).unwrap();
+    let rest = hint.strip_prefix("dtb ").unwrap();
+    let run = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("\"$0\" {rest} --pieces 2"))
+        .arg(dtb_binary())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", stderr_of(&run));
+    let out = probe();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(
+        stdout_of(&out).starts_with("W:WK32:BK26  "),
+        "{}",
+        stdout_of(&out)
+    );
+    // The name tables are filed under is not a value --variant takes.
+    let out = dtb()
+        .args([
+            "gen",
+            "--variant",
+            "english+blocked=majority",
+            "--dry-run",
+            "--out",
+        ])
+        .arg(tmp.path().join("new"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
+
 /// A reader that stops early (`dtb perft ... | head -1`) closes the pipe: the command ends
 /// quietly with status 0, as Unix tools do, never a panic.
 #[test]
