@@ -818,7 +818,7 @@ mod tests {
             (
                 "0101",
                 russian.path(m("0101"), ValueKind::Wld),
-                "other rules (russian)",
+                "other rules, rule set \"russian\"",
             ),
         ] {
             let e = dtb_probe::report(&store.load_wld_file(m(slice), &file).unwrap_err());
