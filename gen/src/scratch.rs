@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use dtb_probe::internal::value::Code;
 
-/// The values a scratch file is written from: packed outcomes ([`Codes::Wld`]'s words) or
+/// The values a scratch file is written from: packed outcomes ([`crate::store::Codes::Wld`]'s words) or
 /// DTW codes; little-endian in the file either way.
 #[derive(Clone, Copy)]
 pub enum Raw<'a> {

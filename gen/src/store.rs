@@ -30,7 +30,7 @@ pub enum Codes {
     Wld(Vec<u64>),
     /// Packed outcomes as in `Wld`, or DTW codes as in `Dtw`, in a scratch file mapped into
     /// memory (read-only): what a build whose finished slices do not fit its memory budget
-    /// keeps, the operating system's page cache holding what is used ([`Spill`]).
+    /// keeps, the operating system's page cache holding what is used ([`crate::scratch::Spill`]).
     Mapped(Arc<Scratch>),
 }
 
@@ -192,7 +192,7 @@ impl Store {
     }
 
     /// Add a solved slice's true DTW codes, every position's (capture positions included, as
-    /// in [`SolvedSlice::values`]; `sides[s]` for side `s`, if stored).
+    /// in [`crate::solve::SolvedSlice::values`]; `sides[s]` for side `s`, if stored).
     pub fn insert(&mut self, (material, sides): (Material, [Option<Vec<Code>>; 2])) {
         let [a, b] = sides;
         self.insert_codes(material, [a.map(Codes::Dtw), b.map(Codes::Dtw)]);
