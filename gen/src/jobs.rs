@@ -59,7 +59,12 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 .filter(|s| at.contains_key(s))
                 .collect();
             reads.sort_by_key(|s| at[s]);
-            let held: u64 = reads.iter().map(|&s| plan.held_bytes(s)).sum();
+            // The job loads what it reads and, for their look-ups, what they read, down to
+            // the smallest slices: all held while it solves.
+            let held: u64 = inputs(&reads, &at)
+                .iter()
+                .map(|&s| plan.loaded_bytes(s))
+                .sum();
             let solve = plan.solve_bytes(m, threads);
             // As the job plans it ([`Plan::needs_spill`]): finished slices to scratch files
             // when they would pass three quarters of the budget.
@@ -98,6 +103,21 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
 
 /// The longest chain of units, by forecast time: its total seconds and its units, first
 /// to last. What no number of machines can shorten.
+/// `reads` and every slice of the plan (`at`) they read in turn, each once.
+fn inputs(reads: &[Material], at: &HashMap<Material, usize>) -> Vec<Material> {
+    let mut all: Vec<Material> = reads.to_vec();
+    let mut k = 0;
+    while k < all.len() {
+        for s in all[k].successors() {
+            if at.contains_key(&s) && !all.contains(&s) {
+                all.push(s);
+            }
+        }
+        k += 1;
+    }
+    all
+}
+
 fn critical_path(units: &[Unit]) -> (f64, Vec<Material>) {
     let at: HashMap<Material, usize> = units
         .iter()

@@ -1,12 +1,16 @@
-//! The values of solved slices held in memory while later slices are solved: the true value
-//! of every position, capture positions included, so that a successor in a solved slice is
-//! one look-up (no test for captures, no search). The files hold "don't care" in capture
-//! positions; a slice loaded from its file (a resumed build) has its capture positions
-//! resolved again by a one-ply search into the smaller slices, which gives back exactly the
-//! values the solver had, so a resumed build computes the same tables as one that never
-//! stopped (tested).
+//! The values of solved slices held in memory while later slices are solved. A slice the
+//! solver gave holds the true value of every position, capture positions included, so that a
+//! successor in it is one look-up (no test for captures, no search). The files hold "don't
+//! care" in capture positions (and, version 3, threat positions); a slice loaded from its
+//! file (a job of one slice, a resumed build) is held as read, and a look-up into it that
+//! meets such a position resolves it then, by the search a prober runs
+//! ([`dtb_probe::internal::value::resolve`]). That gives exactly the values the solver had,
+//! so a job or a resumed build computes the same tables as one build that never stopped
+//! (tested), and reading an input costs its decompression only: only the positions the
+//! solver looks up are searched, not every capture and threat position of every input.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode};
@@ -16,7 +20,9 @@ use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 use dtb_probe::internal::tablebase::ProbeError;
-use dtb_probe::internal::value::{is_threat_dont_care, normalize, Best, Code, ValueSource, LOST};
+use dtb_probe::internal::value::{
+    is_threat_dont_care, normalize, threat_moves_all_safe, Best, Code, ValueSource, LOST,
+};
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::finished::{Finished, TableSource};
@@ -146,12 +152,29 @@ fn read_side(table: &TableFile, kind: ValueKind, first: u32) -> Result<Codes, Ta
 pub struct StoredSlice {
     index: SliceIndex,
     sides: [Option<Codes>; 2],
+    dont_care: DontCare,
+    /// Of a WLD slice read from its file, per stored side: what look-ups found, 2 bits a
+    /// position (0 not looked up yet; else the true outcome's [`WldCode`] bits plus 1), so
+    /// that a position is tested and searched once, however often it is looked up.
+    found: [Vec<AtomicU64>; 2],
+}
+
+/// Which positions of a held slice hold "don't care" instead of their true value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DontCare {
+    /// None: the solver's values, or a slice resolved whole.
+    None,
+    /// Capture positions (a file read under compulsory capture).
+    Captures,
+    /// Capture and threat positions (a version 3 WLD file).
+    CapturesAndThreats,
 }
 
 impl StoredSlice {
     /// Bytes of memory held.
     pub fn bytes(&self) -> u64 {
-        self.sides.iter().flatten().map(Codes::bytes).sum()
+        let found: usize = self.found.iter().map(Vec::len).sum();
+        self.sides.iter().flatten().map(Codes::bytes).sum::<u64>() + 8 * found as u64
     }
 }
 
@@ -200,6 +223,11 @@ impl Store {
 
     /// Add a solved slice's true values in either form (capture positions included).
     pub fn insert_codes(&mut self, material: Material, sides: [Option<Codes>; 2]) {
+        self.insert_held(material, sides, DontCare::None);
+    }
+
+    /// Add a slice's codes, of which the positions `dont_care` names hold "don't care".
+    fn insert_held(&mut self, material: Material, sides: [Option<Codes>; 2], dont_care: DontCare) {
         let index = SliceIndex::new(material, self.rules.geometry());
         let Some(at) = slot(&material) else {
             return; // cannot happen: no variant has more than 20 pieces a side
@@ -207,7 +235,18 @@ impl Store {
         if self.slices.is_empty() {
             self.slices.resize(COUNT_BOUND.pow(4), None);
         }
-        self.slices[at] = Some(Arc::new(StoredSlice { index, sides }));
+        let found = std::array::from_fn(|k| match &sides[k] {
+            Some(Codes::Wld(w)) if dont_care != DontCare::None => {
+                w.iter().map(|_| AtomicU64::new(0)).collect()
+            }
+            _ => Vec::new(),
+        });
+        self.slices[at] = Some(Arc::new(StoredSlice {
+            index,
+            sides,
+            dont_care,
+            found,
+        }));
     }
 
     /// Drop a slice (no later look-up needs it); nothing if it is not held.
@@ -273,8 +312,6 @@ impl Store {
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
         }
-        // Its values are indexed by the slice's index below.
-        let index = SliceIndex::new(material, self.rules.geometry());
         let mut first = 0u32; // the side's first block
         for (s, slot) in sides.iter_mut().enumerate() {
             if !h.side_stored(s) {
@@ -283,25 +320,54 @@ impl Store {
             *slot = Some(read_side(&table, kind, first)?);
             first += u32::try_from(per_side).map_err(|_| invalid("too many blocks".into()))?;
         }
-        self.resolve_captures(&index, &mut sides).map_err(|e| {
-            invalid(format!(
-                "its capture positions cannot be resolved: {e} (load smaller slices first)"
-            ))
+        let dont_care = if !self.rules.capture_compulsory {
+            DontCare::None // no capture position holds "don't care"
+        } else if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
+            DontCare::CapturesAndThreats
+        } else {
+            DontCare::Captures
+        };
+        self.insert_held(material, sides, dont_care);
+        Ok(())
+    }
+
+    /// Resolve every "don't care" of held slice `material` (read from its file) to its true
+    /// value, in place: what a slice needs before it goes to a scratch file, which holds true
+    /// values ([`crate::scratch::Scratch`]). Nothing for a slice that holds none.
+    ///
+    /// # Errors
+    /// [`Missing`] if a slice its searches read is not held.
+    pub fn resolve_whole(&mut self, material: Material) -> Result<(), Missing> {
+        let dont_care = slot(&material)
+            .and_then(|at| self.slices.get(at))
+            .and_then(Option::as_ref)
+            .map_or(DontCare::None, |s| s.dont_care);
+        if dont_care == DontCare::None {
+            return Ok(());
+        }
+        let missing = Missing {
+            material,
+            side: Color::White,
+        };
+        let index = SliceIndex::new(material, self.rules.geometry());
+        // Capture positions first: their searches read smaller slices only.
+        let mut sides = self.take(material).ok_or(missing)?;
+        self.resolve_captures(&index, &mut sides)?;
+        self.insert_held(material, sides, dont_care);
+        if dont_care == DontCare::CapturesAndThreats {
+            self.resolve_threats(material)?;
+        }
+        let sides = self.take(material).ok_or(Missing {
+            material,
+            side: Color::White,
         })?;
         self.insert_codes(material, sides);
-        if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
-            self.resolve_threats(material).map_err(|e| {
-                invalid(format!(
-                    "its threat positions cannot be resolved: {e} (load smaller slices first)"
-                ))
-            })?;
-        }
         Ok(())
     }
 
     /// Replace the "don't care" of every threat position ([`is_threat_dont_care`]) of slice
     /// `material`, held here as read from a version 3 WLD file with its capture positions
-    /// resolved already, by its true value: the best of the values of the positions its quiet
+    /// resolved already ([`Store::resolve_whole`]), by its true value: the best of the values of the positions its quiet
     /// moves lead to, which are true (rule 3 of a threat position, docs/FORMAT.md: each is a
     /// capture position, or a quiet position that is not a threat position). The values found
     /// in a round of chunks are written before the next round looks up (no threat position's
@@ -346,7 +412,7 @@ impl Store {
                         }
                     }
                 }
-                self.insert_codes(material, sides);
+                self.insert_held(material, sides, DontCare::CapturesAndThreats);
                 first = last;
             }
         }
@@ -493,6 +559,10 @@ struct Entry {
     base: u64,
     /// The kings ranker of the group in the slice looked up.
     rank: KingsRanker,
+    /// What the slice leaves "don't care" (a slice read from its file).
+    dont_care: DontCare,
+    /// The side holds WLD outcomes (their nominal distances), not DTW codes.
+    nominal: bool,
 }
 
 /// A solver worker's memory of the men placements whose values it looked up last, so that
@@ -500,12 +570,22 @@ struct Entry {
 /// group, which differs only in its kings) ranks its kings instead of indexing it whole.
 pub struct Lookups {
     entries: Vec<Option<Entry>>,
+    /// Move lists of the searches of "don't care" positions, one a depth of search.
+    buffers: Vec<Buffers>,
+}
+
+/// A search's successors and move list.
+#[derive(Default)]
+struct Buffers {
+    after: Vec<Position>,
+    moves: Vec<dtb_probe::movegen::Move>,
 }
 
 impl Default for Lookups {
     fn default() -> Lookups {
         Lookups {
             entries: vec![None; LOOKUP_ENTRIES],
+            buffers: Vec::new(),
         }
     }
 }
@@ -556,18 +636,85 @@ impl Store {
             (wk, bk)
         };
         let i = e.base + e.rank.rank(rk_w, rk_b);
+        let (at, side, dont_care, nominal) =
+            (e.slot as usize, e.side as usize, e.dont_care, e.nominal);
+        if dont_care != DontCare::None {
+            let found = self
+                .slices
+                .get(at)
+                .and_then(Option::as_ref)
+                .and_then(|s| s.found[side].get(i as usize / 32));
+            let shift = 2 * (i % 32);
+            if let Some(f) = found {
+                let bits = f.load(Relaxed) >> shift & 3;
+                if bits != 0 {
+                    return Ok(code_of_bits(bits - 1).code());
+                }
+            }
+            let threats = dont_care == DontCare::CapturesAndThreats;
+            let v = match self.dont_care_value(pos, threats, cache)? {
+                Some(v) => v,
+                None => self.stored_at(at, side, i, pos)?,
+            };
+            let v = if nominal { WldCode::of(v).code() } else { v };
+            if let Some(f) = found {
+                f.fetch_or(u64::from(WldCode::of(v).bits() + 1) << shift, Relaxed);
+            }
+            return Ok(v);
+        }
+        self.stored_at(at, side, i, pos)
+    }
+
+    /// The stored code at index `i` of side `side` of the slice in slot `at`.
+    #[inline]
+    fn stored_at(&self, at: usize, side: usize, i: u64, pos: &Position) -> Result<Code, Missing> {
         self.slices
-            .get(e.slot as usize)
+            .get(at)
             .and_then(Option::as_ref)
-            .and_then(|s| {
-                s.sides[e.side as usize]
-                    .as_ref()?
-                    .get(i as usize, s.index.size())
-            })
+            .and_then(|s| s.sides[side].as_ref()?.get(i as usize, s.index.size()))
             .ok_or(Missing {
                 material: pos.material(),
-                side: stm,
+                side: pos.side_to_move(),
             })
+    }
+
+    /// The true value of `pos`, a position of a slice read from its file, if its stored value
+    /// is "don't care": a capture position (the best of its captures), or in a version 3 file
+    /// (`threats`) a threat position (the best of its quiet moves, docs/FORMAT.md); `None`
+    /// for any other position, whose stored value is true. The successors are looked up
+    /// here, each resolved in turn, as [`dtb_probe::internal::value::resolve`] would.
+    fn dont_care_value(
+        &self,
+        pos: &Position,
+        threats: bool,
+        cache: &mut Lookups,
+    ) -> Result<Option<Code>, Missing> {
+        let rules = &self.rules;
+        let mut buf = cache.buffers.pop().unwrap_or_default();
+        if has_capture(rules, pos) {
+            if !single_jumps(rules, pos, &mut buf.after) {
+                legal_moves(rules, pos, Counting::Unique, &mut buf.moves);
+                buf.after.clear();
+                buf.after
+                    .extend(buf.moves.iter().map(|m| m.apply_unchecked(pos)));
+            }
+        } else if threats
+            && has_capture(rules, &pos.with_side_to_move(pos.side_to_move().opponent()))
+            && threat_moves_all_safe(rules, pos, &mut buf.moves)
+        {
+            buf.after.clear();
+            buf.after
+                .extend(buf.moves.iter().map(|m| m.apply_unchecked(pos)));
+        } else {
+            cache.buffers.push(buf);
+            return Ok(None);
+        }
+        let mut best = Best::default();
+        for succ in &buf.after {
+            best.offer(self.value(succ, cache)?);
+        }
+        cache.buffers.push(buf);
+        Ok(Some(best.value()))
     }
 
     /// A cache entry for the men of `pos`, or `None` if its slice or side is not stored.
@@ -592,6 +739,9 @@ impl Store {
             side: side as u8,
             base: s.index.group_of(men.0, men.1) * kk,
             rank: s.index.ranker_of_men(men),
+            dont_care: s.dont_care,
+            nominal: !matches!(s.sides[side], Some(Codes::Dtw(_)))
+                && !matches!(&s.sides[side], Some(Codes::Mapped(f)) if f.kind() == ScratchKind::Dtw),
         })
     }
 }
@@ -620,6 +770,13 @@ impl ValueSource for Store {
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
         v.get(s.index.index(pos) as usize, s.index.size())
             .ok_or_else(missing)
+    }
+
+    fn threats_dont_care(&self, pos: &Position) -> Result<bool, Missing> {
+        Ok(slot(&pos.material())
+            .and_then(|at| self.slices.get(at))
+            .and_then(Option::as_ref)
+            .is_some_and(|s| s.dont_care == DontCare::CapturesAndThreats))
     }
 }
 
@@ -710,21 +867,46 @@ mod tests {
                 } else {
                     &[Color::White, Color::Black]
                 };
+                // Held as read, each look-up resolving what it meets (the smaller slices
+                // held as read too).
+                let mut look = Lookups::default();
                 for &side in sides {
                     for i in 0..ix.size() {
                         let want = s.values[side.index()][i as usize];
-                        let got = loaded.stored(&ix.unindex(i, side)).expect("stored");
+                        let pos = ix.unindex(i, side);
+                        let got = loaded.value(&pos, &mut look).expect("value");
                         if wld_only {
                             assert_eq!(got.wld(), want.wld(), "{m} {side:?} {i}");
                         } else {
                             assert_eq!(got, want, "{m} {side:?} {i}");
                         }
                         captures += s.is_capture(side.index(), i) as u64;
-                        threat_positions +=
-                            is_threat_dont_care(&rules, &ix.unindex(i, side), &mut moves) as u64;
+                        threat_positions += is_threat_dont_care(&rules, &pos, &mut moves) as u64;
                     }
                 }
                 solved.insert(s.into_stored());
+            }
+            // Every slice resolved whole, in solve order: every stored value true.
+            for &m in &plan.slices {
+                loaded.resolve_whole(m).expect("resolve");
+                let ix = SliceIndex::new(m, rules.geometry());
+                for side in [Color::White, Color::Black] {
+                    if side == Color::Black && m == m.mirror() {
+                        continue;
+                    }
+                    for i in 0..ix.size() {
+                        let pos = ix.unindex(i, side);
+                        let (want, got) = (
+                            solved.stored(&pos).expect("solved"),
+                            loaded.stored(&pos).expect("stored"),
+                        );
+                        if wld_only {
+                            assert_eq!(got.wld(), want.wld(), "resolved {m} {side:?} {i}");
+                        } else {
+                            assert_eq!(got, want, "resolved {m} {side:?} {i}");
+                        }
+                    }
+                }
             }
             assert!(
                 captures > 1_000_000,

@@ -336,14 +336,19 @@ fn prev_fill_and_refusals() {
             ValueKind::Wld,
         ))
     };
-    let (mut a, mut b) = (dtb_gen::store::Store::new(E), dtb_gen::store::Store::new(E));
+    use dtb_gen::store::{Lookups, Store};
+    let (mut a, mut b) = (Store::new(E), Store::new(E));
     a.load_wld_file(first.material, &path(out.path())).unwrap();
     b.load_wld_file(first.material, &path(english4())).unwrap();
     let ix = SliceIndex::new(first.material, E.geometry());
-    use dtb_probe::internal::value::ValueSource;
+    let (mut la, mut lb) = (Lookups::default(), Lookups::default());
     for i in 0..ix.size() {
         let pos = ix.unindex(i, Color::White);
-        assert_eq!(a.stored(&pos).unwrap(), b.stored(&pos).unwrap(), "{i}");
+        let (va, vb) = (
+            a.value(&pos, &mut la).unwrap(),
+            b.value(&pos, &mut lb).unwrap(),
+        );
+        assert_eq!(va.wld(), vb.wld(), "{i}");
     }
     let optional = Rules::parse("english,capture=optional").unwrap();
     let e = repack_dir(english4(), out.path(), optional, &o, &mut |_| {}).unwrap_err();

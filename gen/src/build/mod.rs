@@ -300,7 +300,8 @@ fn sides_of<'a>(symmetric: bool, c0: &'a [u16], c1: &'a [u16]) -> Vec<&'a [u16]>
 
 /// Which slices of a build read which, through the store: a slice being solved looks up
 /// the slices its moves lead to ([`Material::successors`]), and so does a finished slice
-/// loaded back from its file (its capture positions are resolved again by one move).
+/// loaded back from its file, for as long as it is held (a look-up of one of its capture or
+/// threat positions searches one move on).
 struct Readers {
     /// `read[j]`: some slice solved or loaded in this run reads slice `j`.
     read: Vec<bool>,
@@ -336,11 +337,16 @@ impl Readers {
                 }
             }
         }
+        // A slice is held until its last reader is solved; a reader loaded from its file
+        // looks its capture and threat positions up through it for as long as it is held
+        // itself (`Store::value`), so a slice it reads stays as long. Readers come later in
+        // the order: backwards, a reader's own `last` is final when its reads are marked.
         let mut last: Vec<Option<usize>> = vec![None; n];
-        for i in 0..n {
+        for i in (0..n).rev() {
             if runs[i] {
+                let until = if done[i] { last[i] } else { Some(i) };
                 for &j in &reads[i] {
-                    last[j] = Some(i);
+                    last[j] = last[j].max(until);
                 }
             }
         }
@@ -926,6 +932,11 @@ fn spill_slice(
     m: Material,
     spill: &Spill,
 ) -> Result<(), BuildError> {
+    // A scratch file holds true values: a slice read from its file is resolved whole first.
+    store.resolve_whole(m).map_err(|e| BuildError::Load {
+        material: m,
+        source: e.into(),
+    })?;
     let Some(sides) = store.take(m) else {
         return Ok(());
     };
@@ -1192,6 +1203,20 @@ mod tests {
                     if r.read[i] {
                         assert!(runs);
                         held.insert(*m);
+                    }
+                    // A slice loaded from its file reads its successors while it is held.
+                    for h in &held {
+                        let k = slices.iter().position(|x| x == h).expect("in order");
+                        if done[k] {
+                            for s in h.successors() {
+                                if slices.contains(&s) {
+                                    assert!(
+                                        held.contains(&s),
+                                        "{m}: {h} held, reads {s}, not held"
+                                    );
+                                }
+                            }
+                        }
                     }
                     most = most.max(held.iter().map(size).sum());
                 }

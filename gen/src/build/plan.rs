@@ -409,6 +409,14 @@ impl Plan {
             }
     }
 
+    /// Memory (bytes) the build's store takes for slice `m` loaded from its file: as
+    /// [`Plan::held_bytes`], and in a WLD-only build under compulsory capture as much again
+    /// for what look-ups found in its "don't care" positions (`Store::value`).
+    pub fn loaded_bytes(&self, m: Material) -> u64 {
+        let memo = !self.distances() && self.rules.capture_compulsory;
+        self.held_bytes(m) * if memo { 2 } else { 1 }
+    }
+
     /// What [`run`] would do now, slice by slice, given the files on disk, and the memory it
     /// would need: nothing is written. Reads (and checks) every finished file.
     pub fn forecast(&self, threads: usize) -> Vec<Forecast> {
@@ -483,10 +491,18 @@ impl Plan {
         let mut held = 0u64;
         let mut out = Vec::with_capacity(self.slices.len());
         for (i, &m) in self.slices.iter().enumerate() {
+            // Finished slices are loaded from their files; the others are solved here.
+            let bytes = |j: usize| {
+                if done[j] {
+                    self.loaded_bytes(self.slices[j])
+                } else {
+                    self.held_bytes(self.slices[j])
+                }
+            };
             for &j in &readers.drop_before[i] {
                 // (saturating: a plan whose slices were reordered by hand is not in
                 // dependency order; `run` refuses it with a missing-slice error)
-                held = held.saturating_sub(self.held_bytes(self.slices[j]));
+                held = held.saturating_sub(bytes(j));
             }
             let action = match (done[i], readers.read[i]) {
                 (false, _) => Action::Solve,
@@ -511,7 +527,7 @@ impl Plan {
                 },
             });
             if readers.read[i] {
-                held += self.held_bytes(m);
+                held += bytes(i);
             }
         }
         out
