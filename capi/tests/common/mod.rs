@@ -24,9 +24,9 @@ pub fn tables() -> &'static Path {
     })
 }
 
-/// The directory holding `libdtb.so`, built by cargo with this test (the cdylib of this
-/// crate's library target).
-pub fn lib_dir() -> PathBuf {
+/// The directory holding `libdtb.so` and `libdtb.a`, built by cargo with this test (the
+/// cdylib and staticlib of this crate's library target).
+pub fn built_lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
     for d in [deps.parent().unwrap(), deps] {
@@ -35,6 +35,28 @@ pub fn lib_dir() -> PathBuf {
         }
     }
     panic!("libdtb.so not found beside {}", deps.display());
+}
+
+/// A directory where `libdtb.so` and its soname (`libdtb.so.0.1`, from `build.rs`) are links
+/// to the library cargo built with this test, as an install has them: a program linked with
+/// `-ldtb` records the soname, which the dynamic linker then finds there. Each link is made
+/// beside its name and renamed over it, so test programs running at once never see it
+/// missing.
+pub fn lib_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let built = built_lib_dir().join("libdtb.so");
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("libdtb-links");
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["libdtb.so", env!("DTB_SONAME")] {
+            let tmp = dir.join(format!("{name}.{}", std::process::id()));
+            let _ = std::fs::remove_file(&tmp);
+            std::os::unix::fs::symlink(&built, &tmp).unwrap();
+            std::fs::rename(&tmp, dir.join(name)).unwrap();
+        }
+        dir
+    })
+    .clone()
 }
 
 /// Compile `source` (C or C++) into an executable linked to libdtb, named `name`.
