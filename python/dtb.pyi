@@ -36,10 +36,11 @@ class Probe:
     fen: str
     wld: Wld
     dtw: Optional[int]
-    """Plies to the end of the game under perfect play (odd: win, even: loss); None for a
-    draw or in a directory without distance tables."""
+    """Plies to the end of the game under perfect play (odd: win, even: loss; 0: the game
+    is over, lost by the side with no move or no pieces); None for a draw or in a directory
+    without distance tables."""
     best_move: Optional[str]
-    """The best move in PDN; None when the side to move has no move."""
+    """The best move in PDN; None when the side to move has no move or the game is over."""
 
 class Move:
     """One legal move with its value for the side making it."""

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
     CHECK("probe_man_on_crowning_row", DTB_ERR_POSITION, dtb_probe_fen(tb, "W:W1:BK26", &v));
     CHECK("probe_too_many_pieces", DTB_ERR_POSITION,
           dtb_probe_fen(tb, "W:W5-17:BK30", &v));
-    CHECK("probe_game_over", DTB_ERR_GAME_OVER, dtb_probe_fen(tb, "W:WK32:B", &v));
+    CHECK("probe_game_over", DTB_ERR_GAME_OVER, dtb_probe_fen(tb, "W:W:B", &v));
     CHECK("probe_missing_table", DTB_ERR_MISSING_TABLE, dtb_probe_fen(tb, "W:WK1,K2,K3:BK30,K31", &v));
     CHECK("probe_unknown_flags", DTB_ERR_ARGUMENT, dtb_probe_fen_flags(tb, "W:WK32:BK26", 0x100, &v));
     CHECK("probe_quiet_on_capture", DTB_ERR_CAPTURE_POSITION,

@@ -51,7 +51,9 @@ pub const DTB_ERR_FEN: c_int = 5;
 /// The position is not legal under the variant's rules (pieces off the board, on one square,
 /// a man on its crowning row, too many pieces, a side to move other than 0 or 1).
 pub const DTB_ERR_POSITION: c_int = 6;
-/// The game is over: the side not to move has no pieces.
+/// The board is empty: no side has a piece, and no game reaches it. A finished game is a
+/// value, not this error: a side to move with no pieces or no move has lost (`{-1, 0}`), and
+/// a side to move whose opponent has no pieces has won (`{1, 0}`).
 pub const DTB_ERR_GAME_OVER: c_int = 7;
 /// A table the probe needs is not in the directory (more pieces than were built, or a DTW
 /// table of a WLD-only build for a best move or move list).
@@ -128,7 +130,8 @@ pub struct dtb_value {
     /// [`DTB_WIN`] (1), [`DTB_DRAW`] (0) or [`DTB_LOSS`] (-1).
     pub wld: c_int,
     /// Plies to the end of the game under perfect play (winner fastest, loser slowest): odd
-    /// for a win, even for a loss; -1 for a draw or where no distance is stored (a WLD-only
+    /// for a win, even for a loss, 0 for a game already over (a win when the opponent has no
+    /// pieces; under `blocked=majority` either parity); -1 for a draw or where no distance is stored (a WLD-only
     /// directory, [`DTB_PROBE_WLD_ONLY`]).
     pub dtw: c_int,
 }
@@ -801,7 +804,8 @@ pub unsafe extern "C" fn dtb_position_from_fen(
 
 /// The best move of the FEN position as PDN text into `buf` (`len` bytes, NUL included;
 /// [`DTB_MOVE_TEXT`] is always enough): in a win the fastest, in a loss the slowest, in a draw
-/// a drawing move. An empty string when the side to move has no move. Uses the DTW tables
+/// a drawing move. An empty string when the side to move has no move or the game is over
+/// (the opponent has no pieces). Uses the DTW tables
 /// (the WLD tables in a WLD-only directory: then any move keeping the outcome).
 ///
 /// Errors: as [`dtb_probe_fen`], and [`DTB_ERR_BUFFER`] if `len` is too short.
@@ -852,8 +856,8 @@ pub unsafe extern "C" fn dtb_best_move(
 /// Every legal move of the FEN position with its value for the mover, best first (wins
 /// fastest first, then draws, then losses slowest first): root-move ranking. Writes up to
 /// `cap` entries to `moves` and the number of legal moves to `*count` (also when the array is
-/// too short: call with `cap` 0 and `moves` NULL to learn it). A position without moves gives
-/// `*count` 0.
+/// too short: call with `cap` 0 and `moves` NULL to learn it). A position without moves, or
+/// whose game is over (the opponent has no pieces), gives `*count` 0.
 ///
 /// Errors: as [`dtb_probe_fen`]; [`DTB_ERR_BUFFER`] when `cap < *count`;
 /// [`DTB_ERR_MISSING_TABLE`] when a table a move leads to is missing.

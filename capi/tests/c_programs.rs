@@ -24,6 +24,10 @@ const FENS: &[&str] = &[
     "W:W22,K1:B18,K3",
     "B:W22,K1:B18,K3",
     "W:WK1,K2,K3:BK30,K31",
+    // Finished games (issue 36): blocked, no pieces, facing no pieces.
+    "W:W29:B25,22",
+    "W:W:B25,22",
+    "W:W18:B",
     "W:not a fen",
 ];
 
@@ -115,6 +119,11 @@ fn c_program_probes_from_8_threads_and_agrees_with_rust() {
     // Real values, not only agreement: the taking-the-move position.
     assert_eq!(lines[0], "W:WK32:BK26 1 9 32-27 2 32-27:1:9 32-28:0:-1");
     assert!(lines[1].starts_with("B:WK32:BK26 0 -1 "), "{}", lines[1]);
+    // A finished game is answered as a value, alike whether the side to move is blocked or
+    // has no pieces: lost in 0 plies, no best move, no moves; facing no pieces, won in 0.
+    assert_eq!(lines[13], "W:W29:B25,22 -1 0 - 0");
+    assert_eq!(lines[14], "W:W:B25,22 -1 0 - 0");
+    assert_eq!(lines[15], "W:W18:B 1 0 - 0");
 }
 
 #[test]
@@ -202,7 +211,7 @@ fn c_entry_points_answer_bad_arguments_with_a_status_and_a_message() {
         ("open_dir_without_tables", "no english tables"),
         ("probe_garbage_fen", "FEN \"hello\""),
         ("probe_missing_table", "no wld table for slice"),
-        ("probe_game_over", "game is over"),
+        ("probe_game_over", "board is empty"),
         ("best_short_len", "6 needed"),
         ("moves_zero_cap", "2 legal moves"),
         ("bitboard_off_board", "bit 40"),

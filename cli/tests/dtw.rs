@@ -872,7 +872,7 @@ fn json_errors_carry_a_kind() {
         ("W:W33:B1", "malformed_fen"),
         ("Q:W5:B1", "malformed_fen"),
         ("W:W3:B10", "illegal_position"),
-        ("W:WK32", "game_over"),
+        ("W:W:B", "game_over"),
         ("W:W21,22,23:B1,2", "missing_table"),
         ("W:WK32:BK26", "corrupt_table"),
         ("W:W22:B10", "variant_mismatch"),

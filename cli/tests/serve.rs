@@ -391,6 +391,33 @@ fn positions_and_moves_have_the_library_values() {
     assert_eq!(v["mainline"].as_array().unwrap().len(), 40);
 }
 
+/// Issue 36: a finished game is answered one way, a value with `"game_over": true` and no
+/// moves, whether the side to move is blocked (`W:W29:B25,22`) or has no pieces
+/// (`W:W:B25,22`): a loss in 0 plies; facing no pieces (`W:W18:B`), a win in 0 plies. The
+/// mainline from each is empty.
+#[test]
+fn a_side_with_no_pieces_is_answered_as_a_blocked_side() {
+    let server = english_server();
+    for (f, wld) in [
+        ("W:W29:B25,22", "loss"),
+        ("W:W:B25,22", "loss"),
+        ("W:W18:B", "win"),
+        ("B:W:B25,22", "win"),
+    ] {
+        let (status, v) = server.api(&format!("/api/v1/english?fen={}", q(f)));
+        assert_eq!(status, 200, "{f}: {v}");
+        assert_eq!(v["wld"], wld, "{f}: {v}");
+        assert_eq!(v["category"], wld, "{f}: {v}");
+        assert_eq!(v["dtw"], 0, "{f}: {v}");
+        assert_eq!(v["game_over"], true, "{f}: {v}");
+        assert_eq!(v["moves"], json!([]), "{f}: {v}");
+        let (status, v) = server.api(&format!("/api/v1/english/mainline?fen={}", q(f)));
+        assert_eq!(status, 200, "{f}: {v}");
+        assert_eq!((&v["wld"], &v["dtw"]), (&json!(wld), &json!(0)), "{f}: {v}");
+        assert_eq!(v["mainline"], json!([]), "{f}: {v}");
+    }
+}
+
 #[test]
 fn answers_are_cacheable_with_cors() {
     let server = english_server();
@@ -480,7 +507,7 @@ fn every_error_status() {
         assert!(msg.contains(words), "{target}: {msg:?} lacks {words:?}");
         msg.to_string()
     };
-    // 400: no FEN, a malformed FEN, an illegal position, a finished game, too long a FEN.
+    // 400: no FEN, a malformed FEN, an illegal position, the empty board, too long a FEN.
     err("/api/v1/english", 400, "missing query parameter fen");
     err("/api/v1/english?fen=", 400, "missing query parameter fen");
     err(
@@ -500,9 +527,9 @@ fn every_error_status() {
         "illegal position",
     );
     err(
-        &format!("/api/v1/english?fen={}", q("W:W22:B")),
+        &format!("/api/v1/english?fen={}", q("W:W:B")),
         400,
-        "game is over",
+        "board is empty",
     );
     err(
         &format!("/api/v1/english?fen={}", "1".repeat(600)),

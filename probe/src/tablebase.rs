@@ -51,10 +51,11 @@ pub enum ProbeError {
         /// The tablebase's rule set (its canonical name).
         tablebase: &'static str,
     },
-    /// The side not to move has no pieces: the game ended with the previous move (or never
-    /// started: an empty board). A side to move with no pieces, facing pieces, has lost: a
-    /// value, not an error.
-    #[error("the game is over: the side not to move has no pieces")]
+    /// The board is empty: neither side has a piece, so no side has won and no game leads
+    /// here. A finished game is a value, not this error: a side to move with no pieces, or
+    /// blocked, has lost (or as [`Rules::blocked`] says), and a side to move facing no
+    /// pieces has won, all in 0 plies.
+    #[error("the game is over: the board is empty")]
     GameOver,
     /// No table for a slice the probe needs: the probed position's own slice, or one that a
     /// capture or a move from it leads to (`reached` says which).
@@ -116,7 +117,8 @@ pub struct Dtw {
     pub wld: Wld,
     /// Plies to the end of the game under perfect play (winner fastest, loser slowest);
     /// `None` for a draw that the game does not end in now. Under the presets odd for a win
-    /// and even for a loss; under `blocked = majority` either parity (`Some(0)` with a win:
+    /// and even for a loss, but for `Some(0)` with a win: the game is over, the opponent has
+    /// no pieces left; under `blocked = majority` either parity (`Some(0)` with a win: also
     /// the side to move is blocked with more material and has won). `Some(0)` with a draw:
     /// the game ends here drawn (a blocked side under `blocked = draw`, or with as much
     /// material under `majority`; reported by [`Tablebase::probe_dtw`] for the position
@@ -409,10 +411,19 @@ impl Tablebase {
             pos.kings(),
             pos.side_to_move(),
         )?;
-        if pos.pieces(pos.side_to_move().opponent()) == 0 {
+        if pos.white() | pos.black() == 0 {
             return Err(ProbeError::GameOver);
         }
         Ok(())
+    }
+
+    /// The value of a finished game whose side not to move has no pieces: its last piece was
+    /// taken, so it has lost (variants.md, "Common to all variants": "The side to move with no
+    /// pieces ... has lost", whatever [`Rules::blocked`] says of a blocked side), and the side
+    /// to move has won, in 0 plies, with no move left to play. `None` for every other
+    /// position (a side to move with no pieces is [`value::resolve`]'s: lost).
+    fn finished(pos: &Position) -> Option<Code> {
+        (pos.pieces(pos.side_to_move().opponent()) == 0).then_some(value::WON)
     }
 
     #[cold]
@@ -442,6 +453,9 @@ impl Tablebase {
 
     fn code_in(&self, pos: &Position, kind: ValueKind, mode: Mode) -> Result<Code, Miss> {
         self.check(pos)?;
+        if let Some(c) = Self::finished(pos) {
+            return Ok(c);
+        }
         value::resolve(&self.rules, &Source::new(self, kind, mode), pos).map_err(|e| match e {
             Miss::Error(e) => Miss::Error(reached_from(e, pos, Reached::Capture)),
             m => m,
@@ -535,10 +549,14 @@ impl Tablebase {
         self.cache.reset_stats()
     }
 
-    /// Win, loss or draw for the side to move, captures resolved by search.
+    /// Win, loss or draw for the side to move, captures resolved by search. A finished game
+    /// is answered, not refused: a side to move with no pieces, or blocked, has lost (or
+    /// drawn or won, as [`Rules::blocked`] says of a blocked side), and a side to move whose
+    /// opponent has no pieces has won, each in 0 plies ([`Tablebase::probe_dtw`]).
     ///
     /// # Errors
-    /// [`ProbeError`]: an illegal position, a missing or corrupt table.
+    /// [`ProbeError`]: an illegal position (an empty board: [`ProbeError::GameOver`]), a
+    /// missing or corrupt table.
     pub fn probe_wld(&self, pos: &Position) -> Result<Wld, ProbeError> {
         Ok(self.code(pos, ValueKind::Wld)?.wld())
     }
@@ -562,7 +580,7 @@ impl Tablebase {
 
     /// The best move and the value of the position: in a win, a move to the fastest win; in a
     /// loss, to the slowest loss; in a draw, a drawing move. `None` when the side to move has
-    /// no move (the game is over). Uses the DTW tables.
+    /// no move or the game is over (the opponent has no pieces). Uses the DTW tables.
     ///
     /// # Errors
     /// As [`Tablebase::probe_wld`].
@@ -577,7 +595,7 @@ impl Tablebase {
     /// move: wins fastest first, then draws, then losses slowest first (moves of equal value
     /// in move-generation order). This is root-move ranking. Uses the DTW tables; see
     /// [`Tablebase::probe_moves_wld`] for a WLD-only directory. Empty when the side to move
-    /// has no move.
+    /// has no move, and when the game is over (the opponent has no pieces).
     ///
     /// # Errors
     /// As [`Tablebase::probe_wld`]; a missing table of a slice a move leads to is
@@ -598,6 +616,10 @@ impl Tablebase {
 
     fn rank_moves(&self, pos: &Position, kind: ValueKind) -> Result<Vec<RankedMove>, ProbeError> {
         self.check(pos)?;
+        if Self::finished(pos).is_some() {
+            // The game is over: the pieces left have no move to make.
+            return Ok(Vec::new());
+        }
         let mut moves = Vec::new();
         legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
         let src = Source::new(self, kind, Mode { cache_only: false });

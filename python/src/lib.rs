@@ -99,11 +99,12 @@ struct ProbeValue {
     fen: String,
     /// "win", "draw" or "loss" for the side to move.
     wld: &'static str,
-    /// Plies to the end of the game under perfect play (odd: a win, even: a loss); None for
-    /// a draw or in a directory without distance tables.
+    /// Plies to the end of the game under perfect play (odd: a win, even: a loss; 0: the
+    /// game is over, lost by the side with no move or no pieces); None for a draw or in a
+    /// directory without distance tables.
     dtw: Option<u16>,
-    /// The best move in PDN ("32-27"); None when the side to move has no move (or a distance
-    /// table a move leads to is missing).
+    /// The best move in PDN ("32-27"); None when the side to move has no move or the game is
+    /// over (or a distance table a move leads to is missing).
     best_move: Option<String>,
 }
 

@@ -94,8 +94,8 @@ def test_errors_are_exceptions_with_dtbs_message(tb):
         tb.probe("nonsense")
     with pytest.raises(dtb.PositionError, match="crowning row"):
         tb.probe("W:W1:BK26")
-    with pytest.raises(dtb.PositionError, match="game is over"):
-        tb.probe("W:WK32:B")
+    with pytest.raises(dtb.PositionError, match="board is empty"):
+        tb.probe("W:W:B")
     with pytest.raises(dtb.MissingTableError, match="5 pieces"):
         tb.probe("W:WK1,K2,K3:BK30,K31")
     with pytest.raises(dtb.DtbError, match=r"fens\[1\]"):
@@ -152,8 +152,7 @@ def test_line_is_the_best_line_to_the_end(tb):
     assert "Step(move=" in repr(steps[0])
     draw = tb.line("B:WK32:BK26")
     assert len(draw) == 40 and all(s.dtw is None for s in draw)
-    with pytest.raises(dtb.PositionError, match="game is over"):
-        tb.line("W:WK32:B")
+    assert tb.line("W:WK32:B") == []
 
 
 def test_context_manager_and_close():
@@ -225,3 +224,20 @@ def test_a_10_mb_fen_is_not_echoed_whole(tb):
     with pytest.raises(ValueError) as e:
         dtb.Tablebase(TABLES, "x" * (10 << 20))
     assert len(str(e.value)) < 600
+
+
+def test_a_side_with_no_pieces_is_answered_as_a_blocked_side(tb):
+    """Issue 36: a finished game is a value, whether the side to move is blocked or has no
+    pieces: lost in 0 plies, no best move, no moves; facing no pieces, won in 0 plies."""
+    for fen, wld in [
+        ("W:W29:B25,22", "loss"),  # blocked: 25 taken, the jump to 22 blocked
+        ("W:W:B25,22", "loss"),  # no pieces
+        ("W:W18:B", "win"),  # the opponent has no pieces
+        ("B:W:B25,22", "win"),
+    ]:
+        p = tb.probe(fen)
+        assert (p.wld, p.dtw, p.best_move) == (wld, 0, None), fen
+        assert tb.probe_wld(fen) == wld, fen
+        assert tb.moves(fen) == [], fen
+        assert tb.line(fen) == [], fen
+

@@ -418,40 +418,43 @@ fn five_pieces_with_a_capture_resolve_through_four() {
     assert_eq!((m, v), (moves[0], d));
 }
 
-/// The side to move has no pieces: it has lost (0 plies, no move). The side not to move has
-/// none: the game ended before this position, GameOver.
+/// A finished game is a value, answered as a blocked side is (`blocked_side_to_move_loses`):
+/// the side to move with no pieces has lost, in 0 plies, with no move; the side to move whose
+/// opponent has no pieces has won, in 0 plies, with no move to play (the game ended when the
+/// last piece was taken). Only the empty board, which no game reaches, is GameOver.
 #[test]
 fn a_side_without_pieces() {
     let tb = tb4();
-    for f in ["W:W:B5", "B:WK18:B", "W:W:BK1,K2,K3"] {
+    for (f, wld) in [
+        ("W:W:B5", Wld::Loss),
+        ("B:WK18:B", Wld::Loss),
+        ("W:W:BK1,K2,K3", Wld::Loss),
+        ("W:W18:B", Wld::Win),
+        ("B:W:B5", Wld::Win),
+        ("B:W:BK1,K2,K3,K4,K5,K6", Wld::Win),
+    ] {
         let pos = fen::parse(f, &E).unwrap();
-        assert_eq!(tb.probe_wld(&pos).unwrap(), Wld::Loss, "{f}");
+        assert_eq!(tb.probe_wld(&pos).unwrap(), wld, "{f}");
+        assert_eq!(tb.probe_quiet_wld(&pos).unwrap(), wld, "{f}");
         let d = tb.probe_dtw(&pos).unwrap();
-        assert_eq!((d.wld, d.plies), (Wld::Loss, Some(0)), "{f}");
+        assert_eq!((d.wld, d.plies), (wld, Some(0)), "{f}");
         assert_eq!(tb.best_move(&pos).unwrap(), None, "{f}");
+        assert_eq!(tb.probe_moves(&pos).unwrap(), [], "{f}");
+        assert_eq!(tb.probe_moves_wld(&pos).unwrap(), [], "{f}");
     }
-    for f in ["W:W18:B", "B:W:B5", "B:W:BK1,K2,K3,K4,K5,K6"] {
-        let pos = fen::parse(f, &E).unwrap();
-        assert!(
-            matches!(tb.probe_wld(&pos), Err(ProbeError::GameOver)),
-            "{f}"
-        );
-        assert!(
-            matches!(tb.probe_dtw(&pos), Err(ProbeError::GameOver)),
-            "{f}"
-        );
-        assert!(
-            matches!(tb.best_move(&pos), Err(ProbeError::GameOver)),
-            "{f}"
-        );
-    }
-    // The empty board: no value may be invented (either the mover has lost or the game is
-    // over), and no panic.
+    // A blocked side and a side with no pieces, answered alike: the side to move lost in 0
+    // plies with no move, and its opponent to move has won in 0 plies.
+    let blocked = tb
+        .probe_dtw(&fen::parse("W:W29:B25,22", &E).unwrap())
+        .unwrap();
+    let none = tb
+        .probe_dtw(&fen::parse("W:W:B25,22", &E).unwrap())
+        .unwrap();
+    assert_eq!(blocked, none);
+    // The empty board: no value may be invented, and no panic.
     let empty = fen::parse("W:W:B", &E).unwrap();
-    assert!(matches!(
-        tb.probe_wld(&empty),
-        Ok(Wld::Loss) | Err(ProbeError::GameOver)
-    ));
+    assert!(matches!(tb.probe_wld(&empty), Err(ProbeError::GameOver)));
+    assert!(matches!(tb.probe_moves(&empty), Err(ProbeError::GameOver)));
 }
 
 /// A side to move with pieces but no legal move has lost, in 0 plies, with no best move.
@@ -973,7 +976,7 @@ fn cli_probe_answers_every_bad_input_with_an_error_object() {
         "B:W10:B30",
         "W:W5-17:B1",
         "W:WK1,K2,K3:BK30,K31",
-        "W:W18:B",
+        "W:W:B",
         "\"\"",
         // Issue 22's new inputs: algebraic squares, trailing fields, tags.
         "W:Wa2:B6",

@@ -133,7 +133,7 @@ fn probe_json_errors_are_objects_and_exit_1() {
         "B:WK32:BK26",
         "nonsense",
         "W:WK1,K2,K3:BK30,K31", // 5 pieces, no capture: beyond a 4-piece build
-        "W:W18:B",              // game over
+        "W:W:B",                // the empty board: game over
         "W:WK2:BK21",
     ];
     let out = dtb()
@@ -270,6 +270,52 @@ fn probe_text_output() {
     assert!(
         err.starts_with("dtb: W:W3:B10: ") && err.contains("crowning row"),
         "{err}"
+    );
+}
+
+/// Issue 36: a finished game is answered one way, as a value, whether the side to move is
+/// blocked (`W:W29:B25,22`) or has no pieces (`W:W:B25,22`): a loss in 0 plies with no best
+/// move and no moves. The side to move facing no pieces (`W:W18:B`, `B:W:B25,22`) has won, in
+/// 0 plies; `--line` prints the FEN and no step for any of them, and the exit status is 0.
+#[test]
+fn probe_answers_no_pieces_as_it_answers_a_blocked_side() {
+    let fens = ["W:W29:B25,22", "W:W:B25,22", "W:W18:B", "B:W:B25,22"];
+    let expect = ["loss", "loss", "win", "win"];
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), "--json", "--moves"])
+        .args(fens)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let lines = json_lines(&stdout_of(&out));
+    assert_eq!(lines.len(), fens.len());
+    for ((o, f), wld) in lines.iter().zip(fens).zip(expect) {
+        assert_eq!(o["fen"], Value::from(f));
+        assert_eq!(o["wld"], Value::from(wld), "{f}: {o:?}");
+        assert_eq!(o["dtw"], Value::from(0), "{f}: {o:?}");
+        assert_eq!(o["best_move"], Value::Null, "{f}: {o:?}");
+        assert_eq!(o["moves"], Value::Array(vec![]), "{f}: {o:?}");
+    }
+    let text = dtb()
+        .args(["probe", "--dir", dir_arg(), "--line"])
+        .args(fens)
+        .output()
+        .unwrap();
+    assert!(text.status.success(), "{}", stderr_of(&text));
+    assert_eq!(
+        stdout_of(&text),
+        "W:W29:B25,22\nW:W:B25,22\nW:W18:B\nB:W:B25,22\n"
+    );
+    let text = dtb()
+        .args(["probe", "--dir", dir_arg()])
+        .args(fens)
+        .output()
+        .unwrap();
+    assert!(text.status.success(), "{}", stderr_of(&text));
+    assert_eq!(
+        stdout_of(&text),
+        "W:W29:B25,22  loss in 0 plies\nW:W:B25,22  loss in 0 plies\n\
+         W:W18:B  win in 0 plies\nB:W:B25,22  win in 0 plies\n"
     );
 }
 
