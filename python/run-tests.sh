@@ -18,5 +18,6 @@ if [ ! -f "$tables/english-0202.dtw" ]; then
     cargo run --quiet --bin dtb -- gen --variant english --pieces 4 --out "$tables" \
         >target/py-tables.log 2>&1 || { cat target/py-tables.log; exit 1; }
 fi
-DTB_TABLES="$tables" "$venv/bin/python" -m pytest -q python/tests
+cargo build --quiet --bin dtb
+DTB_TABLES="$tables" DTB_BIN="$PWD/target/debug/dtb" "$venv/bin/python" -m pytest -q python/tests
 "$venv/bin/python" python/bench_probe_many.py "$tables"

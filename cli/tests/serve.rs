@@ -288,7 +288,8 @@ fn english_server() -> Server {
     Server::start(&["--dir", english().to_str().unwrap(), "--variant", "english"])
 }
 
-/// The position's value and every move's value after it, as the library gives them.
+/// The position's value and every move's value for its mover (lichess's `category`: the
+/// position after it), as the library gives them.
 #[test]
 fn positions_and_moves_have_the_library_values() {
     let server = english_server();
@@ -304,13 +305,16 @@ fn positions_and_moves_have_the_library_values() {
     assert_eq!(v["side_to_move"], "white");
     let moves = v["moves"].as_array().unwrap();
     assert_eq!(moves[0]["move"], "32-27", "README: best 32-27");
-    // The value after the best move is for Black: a loss in 8.
-    assert_eq!(moves[0]["wld"], "loss");
-    assert_eq!(moves[0]["dtw"], 8);
+    // The best move wins in 9 for White, the mover; lichess's category is the position
+    // after it, for Black: a loss.
+    assert_eq!(moves[0]["wld"], "win");
+    assert_eq!(moves[0]["dtw"], 9);
+    assert_eq!(moves[0]["category"], "loss");
     assert_eq!(moves[0]["fen_after"], "B:WK27:BK26");
     assert_eq!(moves[0]["from"], 32);
     assert_eq!(moves[0]["to"], 27);
-    // Every legal move is there, each with the library's value of the position after it.
+    // Every legal move is there, each with the library's value of the position after it,
+    // reversed and one ply longer for the mover.
     let pos = fen::parse("W:WK32:BK26", &rules).unwrap();
     let mut legal = Vec::new();
     dtb_probe::movegen::legal_moves(
@@ -323,8 +327,18 @@ fn positions_and_moves_have_the_library_values() {
     for m in moves {
         let after = fen::parse(m["fen_after"].as_str().unwrap(), &rules).unwrap();
         let d = tb.probe_dtw(&after).unwrap();
-        assert_eq!(m["wld"], d.wld.as_str(), "{m}");
-        let plies = if d.wld == Wld::Draw { None } else { d.plies };
+        assert_eq!(m["category"], d.wld.as_str(), "{m}");
+        let mover = match d.wld {
+            Wld::Win => "loss",
+            Wld::Loss => "win",
+            Wld::Draw => "draw",
+        };
+        assert_eq!(m["wld"], mover, "{m}");
+        let plies = if d.wld == Wld::Draw {
+            None
+        } else {
+            d.plies.map(|p| p + 1)
+        };
         assert_eq!(m["dtw"], json!(plies), "{m}");
     }
 
@@ -366,7 +380,8 @@ fn positions_and_moves_have_the_library_values() {
         assert_eq!(names, want, "{f}");
     }
 
-    // The mainline: 9 plies to the end, each step one ply nearer, White the winner.
+    // The mainline: 9 plies to the end, each step one ply nearer, White the winner; each
+    // step's value is its mover's (win in 9, loss in 8, ...).
     let (status, v) = server.api(&format!(
         "/api/v1/english/mainline?fen={}",
         q("W:WK32:BK26")
@@ -378,8 +393,9 @@ fn positions_and_moves_have_the_library_values() {
     assert_eq!(line.len(), 9);
     assert_eq!(line[0]["move"], "32-27");
     for (i, step) in line.iter().enumerate() {
-        assert_eq!(step["dtw"], json!(8 - i), "{step}");
-        assert_eq!(step["wld"], if i % 2 == 0 { "loss" } else { "win" });
+        assert_eq!(step["dtw"], json!(9 - i), "{step}");
+        assert_eq!(step["wld"], if i % 2 == 0 { "win" } else { "loss" });
+        assert_eq!(step["category"], if i % 2 == 0 { "loss" } else { "win" });
     }
     // A drawn mainline is cut after 40 plies.
     let (_, v) = server.api(&format!(
@@ -415,6 +431,81 @@ fn a_side_with_no_pieces_is_answered_as_a_blocked_side() {
         assert_eq!(status, 200, "{f}: {v}");
         assert_eq!((&v["wld"], &v["dtw"]), (&json!(wld), &json!(0)), "{f}: {v}");
         assert_eq!(v["mainline"], json!([]), "{f}: {v}");
+    }
+}
+
+/// Issue 36: one convention for a move's value: the HTTP API's moves, `dtb probe --moves
+/// --json` and the library's [`dtb_probe::RankedMove::for_mover`] give every move of a
+/// position the same value, the mover's (the C and Python tests hold their surfaces to the
+/// library's `for_mover` too).
+#[test]
+fn a_moves_value_is_the_movers_in_the_cli_and_the_api() {
+    let server = english_server();
+    let rules = Rules::ENGLISH;
+    let tb = Tablebase::open(english(), rules).unwrap();
+    let fens = [
+        "W:WK32:BK26",
+        "B:WK32:BK26",
+        "W:W22,K1:B18,K3",
+        "B:W22:B18",
+        "W:W21,K30:B9,K5",
+        "B:WK1,19:BK7",
+    ];
+    let out = Command::new(DTB)
+        .args(["probe", "--json", "--moves", "--dir"])
+        .arg(english())
+        .args(fens)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cli: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cli.len(), fens.len());
+    for (f, c) in fens.iter().zip(&cli) {
+        let (status, v) = server.api(&format!("/api/v1/english?fen={}", q(f)));
+        assert_eq!(status, 200, "{f}: {v}");
+        let pos = fen::parse(f, &rules).unwrap();
+        let mut all = Vec::new();
+        dtb_probe::movegen::legal_moves(
+            &rules,
+            &pos,
+            dtb_probe::movegen::Counting::Unique,
+            &mut all,
+        );
+        let want: Vec<(String, String, Value)> = tb
+            .probe_moves(&pos)
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let m = r.for_mover();
+                let plies = if m.wld == Wld::Draw { None } else { m.plies };
+                (
+                    dtb_probe::movegen::pdn_in_for(&rules, &r.mv, &all),
+                    m.wld.as_str().to_string(),
+                    json!(plies),
+                )
+            })
+            .collect();
+        let of = |moves: &Value| -> Vec<(String, String, Value)> {
+            moves
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["move"].as_str().unwrap().to_string(),
+                        m["wld"].as_str().unwrap().to_string(),
+                        m["dtw"].clone(),
+                    )
+                })
+                .collect()
+        };
+        assert!(!want.is_empty(), "{f}");
+        assert_eq!(of(&v["moves"]), want, "HTTP, {f}");
+        assert_eq!(of(&c["moves"]), want, "CLI, {f}");
     }
 }
 
@@ -1120,6 +1211,13 @@ fn browser_plays_a_move_by_clicking() {
     let before = driver.moves_listed();
     assert_eq!(before, api_moves(&server, start));
     assert_eq!(before[0], "32-27");
+    // Coloured and labelled with the mover's value, as the API's `wld` and `dtw` give it.
+    assert_eq!(
+        driver.script(
+            "const li = document.querySelector('#moves li'); return [li.className, li.textContent]"
+        ),
+        json!(["win", "32-27win in 9"])
+    );
 
     // Pick the white king up: its square is marked and its targets lit.
     driver.click("rect[data-square=\"32\"]");

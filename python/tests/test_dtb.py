@@ -241,3 +241,26 @@ def test_a_side_with_no_pieces_is_answered_as_a_blocked_side(tb):
         assert tb.moves(fen) == [], fen
         assert tb.line(fen) == [], fen
 
+
+def test_a_moves_value_is_the_movers_as_in_the_cli(tb):
+    """Issue 36: one convention for a move's value: moves() gives each move its value for the
+    mover, the same values (and order) as `dtb probe --moves --json`, the HTTP API's moves
+    and C's dtb_moves_fen (their tests hold them to the library's RankedMove::for_mover)."""
+    import json
+    import subprocess
+
+    fens = ["W:WK32:BK26", "B:WK32:BK26", "W:W22,K1:B18,K3", "B:W22:B18", "B:WK1,19:BK7"]
+    binary = os.environ.get("DTB_BIN")
+    if not binary:
+        pytest.skip("DTB_BIN (the dtb binary, set by python/run-tests.sh) is not set")
+    out = subprocess.run(
+        [binary, "probe", "--json", "--moves", "--dir", TABLES, *fens],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert len(out.splitlines()) == len(fens)
+    for fen, line in zip(fens, out.splitlines()):
+        cli = [(m["move"], m["wld"], m["dtw"]) for m in json.loads(line)["moves"]]
+        ours = [(m.move, m.wld, m.dtw) for m in tb.moves(fen)]
+        assert ours == cli and ours, fen

@@ -110,20 +110,21 @@ function drawBoard() {
   }
 }
 
-// The value of a move for the mover, from the value after it (for the opponent).
+// The value of a move for the mover: the API's `wld` (its `category` is lichess's, the
+// position after the move for the opponent).
 function moverResult(m) {
-  return m.wld === "loss" ? "win" : m.wld === "win" ? "loss" : "draw";
+  return m.wld;
 }
 
 function describeMove(m) {
   const r = moverResult(m);
   if (r === "draw") return "draw";
-  return m.dtw === null || m.dtw === undefined ? r : `${r} · ${m.dtw} left`;
+  return m.dtw === null || m.dtw === undefined ? r : `${r} in ${m.dtw}`;
 }
 
 function describePosition(d) {
   const side = d.side_to_move === "white" ? "White" : "Black";
-  if (d.game_over) return `${side} to move has no move: ${d.wld}`;
+  if (d.game_over) return `game over: ${side} to move, ${d.wld}`;
   if (d.wld === "draw") return `${side} to move: draw`;
   const dist = d.dtw === null ? "" : ` in ${d.dtw} plies`;
   return `${side} to move: ${d.wld}${dist}`;

@@ -4,7 +4,7 @@
 use dtb_probe::fen::{self, FenError};
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
-use dtb_probe::{Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
+use dtb_probe::{Color, Dtw, Position, ProbeError, RankedMove, Rules, Tablebase, Wld};
 use serde_json::{json, Value};
 
 /// Longest FEN the API reads, in bytes (a 10x10 FEN with every square listed is under 200).
@@ -116,15 +116,21 @@ fn numbers(rules: &Rules, squares: &[u8]) -> Vec<u32> {
     squares.iter().map(|&s| rules.square_number(s)).collect()
 }
 
-fn move_json(s: &Served, pos: &Position, m: &Move, all: &[Move], after: Dtw) -> Value {
+/// One move as the API gives it. `wld` and `dtw` are the move's value for the side making it,
+/// as `dtb probe --moves`, Python's `moves()` and C's `dtb_moves_fen` give it
+/// ([`RankedMove::for_mover`]); `category` is lichess's: the position after the move, for its
+/// side to move (so `"category": "loss"` beside `"wld": "win"`).
+fn move_json(s: &Served, pos: &Position, ranked: &RankedMove, all: &[Move]) -> Value {
     let r = &s.rules;
-    let dtw = if s.has_dtw { plies(after) } else { None };
+    let m = &ranked.mv;
+    let mover = ranked.for_mover();
+    let dtw = if s.has_dtw { plies(mover) } else { None };
     json!({
         "move": pdn_in_for(r, m, all),
         "fen_after": fen::write_for(&m.apply_unchecked(pos), r),
-        "wld": after.wld.as_str(),
+        "wld": mover.wld.as_str(),
         "dtw": dtw,
-        "category": after.wld.as_str(),
+        "category": ranked.after.wld.as_str(),
         "from": r.square_number(m.from),
         "to": r.square_number(m.to),
         "path": numbers(r, m.path()),
@@ -141,7 +147,9 @@ fn side_name(c: Color) -> &'static str {
 }
 
 /// `GET /api/v1/{variant}?fen=`: the position's value and every legal move, best first, each
-/// with the value of the position after it for its side to move (as lichess gives it).
+/// with its value for the side making it (`wld`, `dtw`) and lichess's `category` of the
+/// position after it. A finished game (the side to move blocked or without pieces, or facing
+/// none) is a value with `"game_over": true` and no moves.
 ///
 /// # Errors
 /// [`ApiError`]: 400 for a malformed FEN or an illegal position, 404 for a missing table,
@@ -173,10 +181,7 @@ pub fn position(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
     };
     let mut all = Vec::new();
     legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-    let moves: Vec<Value> = ranked
-        .iter()
-        .map(|r| move_json(s, &pos, &r.mv, &all, r.after))
-        .collect();
+    let moves: Vec<Value> = ranked.iter().map(|r| move_json(s, &pos, r, &all)).collect();
     Ok(json!({
         "fen": fen::write_for(&pos, &s.rules),
         "variant": s.rules.name,
@@ -222,11 +227,8 @@ pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
         let Some(best) = ranked.first() else { break };
         all.clear();
         legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-        line.push(move_json(s, &pos, &best.mv, &all, best.after));
+        line.push(move_json(s, &pos, best, &all));
         pos = best.mv.apply_unchecked(&pos);
-        if pos.pieces(pos.side_to_move().opponent()) == 0 {
-            break; // cannot happen after a move, kept as a guard for the probe's GameOver
-        }
     }
     let cut = start.wld == Wld::Draw && line.len() == limit;
     Ok(json!({
