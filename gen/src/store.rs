@@ -1,13 +1,15 @@
 //! The values of solved slices held in memory while later slices are solved. A slice the
 //! solver gave holds the true value of every position, capture positions included, so that a
 //! successor in it is one look-up (no test for captures, no search). The files hold "don't
-//! care" in capture positions (and, version 3, threat positions); a slice loaded from its
+//! care" in capture positions (and, version 3, threat positions); a WLD slice loaded from its
 //! file (a job of one slice, a resumed build) is held as read, and a look-up into it that
 //! meets such a position resolves it then, by the search a prober runs
-//! ([`dtb_probe::internal::value::resolve`]). That gives exactly the values the solver had,
-//! so a job or a resumed build computes the same tables as one build that never stopped
-//! (tested), and reading an input costs its decompression only: only the positions the
-//! solver looks up are searched, not every capture and threat position of every input.
+//! ([`dtb_probe::internal::value::resolve`]), remembering the outcome (2 bits a position).
+//! That gives exactly the values the solver had, so a job or a resumed build computes the
+//! same tables as one build that never stopped (tested), and reading an input costs its
+//! decompression and the positions the solver looks up, not a search of every capture and
+//! threat position of every input. A DTW slice (no 2-bit memo for distances) is resolved
+//! whole when it is loaded.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -328,6 +330,15 @@ impl Store {
             DontCare::Captures
         };
         self.insert_held(material, sides, dont_care);
+        if kind == ValueKind::Dtw {
+            // Distances have no 2-bit memo: a DTW slice is resolved whole now, as a look-up
+            // that searched each time would cost more than that.
+            self.resolve_whole(material).map_err(|e| {
+                invalid(format!(
+                    "its capture positions cannot be resolved: {e} (load smaller slices first)"
+                ))
+            })?;
+        }
         Ok(())
     }
 
