@@ -117,7 +117,7 @@ impl Notation {
 
 /// The internal square of algebraic square `text` (file letter, rank number) on the board of
 /// `rules`, if `text` is written algebraically at all (`Ok(None)` otherwise).
-fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
+pub(crate) fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, FenError> {
     let t = text.trim();
     let mut chars = t.chars();
     let Some(file) = chars.next().filter(char::is_ascii_alphabetic) else {

@@ -77,8 +77,10 @@
 //! -> colour symmetry -> the slice index -> the table file's block (zstd, cache) -> [`Wld`] /
 //! [`Dtw`]. docs/ARCHITECTURE.md and docs/FORMAT.md describe each step.
 
+pub mod analyze;
 pub mod fen;
 pub mod movegen;
+pub mod pdn;
 #[cfg(test)]
 mod test_rng;
 
