@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 
 #[macro_use]
 mod output;
+mod analyze;
 mod args;
 mod gen;
 mod info;
@@ -29,6 +30,7 @@ Examples:
   dtb gen --variant english --pieces 4 --out tables     build English 2-4 piece tables
   dtb probe --dir tables 'W:WK32:BK26'                  value, distance and best move
   dtb probe --dir tables --json --batch positions.txt   one JSON object per line
+  dtb analyze --dir tables games.pdn                    each game's values, lost results marked
   dtb info --dir tables                                 slices, sizes, W/L/D counts
   dtb perft --variant english --depth 8                 count move-tree leaves
   dtb gen --variant english,blocked=majority --pieces 4 a preset with a rule field changed
@@ -50,6 +52,10 @@ enum Command {
     Gen(gen::Args),
     /// Value of positions: win/loss/draw, distance in plies and best move.
     Probe(probe::Args),
+    /// Play the games of a PDN file through the tables: every position's value from the
+    /// first one the tables cover to the end, and each move that threw a win or a draw
+    /// away, with the best move instead; as PDN with comments, or --json.
+    Analyze(analyze::Args),
     /// List the tables of a directory: slices, positions, W/L/D counts, bytes, bits per position.
     Info(info::Args),
     /// Check every table: checksums, every stored value against its successors' values, and
@@ -93,6 +99,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Gen(a) => gen::run(a),
         Command::Probe(a) => probe::run(a),
+        Command::Analyze(a) => analyze::run(a),
         Command::Info(a) => info::run(a),
         Command::Verify(a) => verify::run(a),
         Command::Repack(a) => repack::run(a),
