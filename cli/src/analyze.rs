@@ -230,11 +230,8 @@ fn ply_json(i: usize, p: &Ply) -> Value {
 }
 
 fn game_json(tb: &Tablebase, g: &Game, an: &Analysis) -> Value {
-    let tags: serde_json::Map<String, Value> = g
-        .tags
-        .iter()
-        .map(|(n, v)| (n.clone(), json!(v)))
-        .collect();
+    let tags: serde_json::Map<String, Value> =
+        g.tags.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
     let plies: Vec<Value> = an
         .plies
         .iter()

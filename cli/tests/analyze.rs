@@ -226,7 +226,11 @@ fn a_thousand_random_games_are_valued_as_dtb_probe_values_their_positions() {
         .map(|n| random_game(&mut rng, &rules, n))
         .collect();
     let file = scratch.path().join("games.pdn");
-    std::fs::write(&file, games.iter().map(|g| g.pdn.as_str()).collect::<String>()).unwrap();
+    std::fs::write(
+        &file,
+        games.iter().map(|g| g.pdn.as_str()).collect::<String>(),
+    )
+    .unwrap();
     let out = dtb(&[
         "analyze",
         "--dir",
@@ -294,7 +298,10 @@ fn a_thousand_random_games_are_valued_as_dtb_probe_values_their_positions() {
     }
     // Random play throws results away often (902 times here), and keeps them more often;
     // every kind of change is there.
-    assert!(changed > 500 && kept > 5000, "{changed} changed, {kept} kept");
+    assert!(
+        changed > 500 && kept > 5000,
+        "{changed} changed, {kept} kept"
+    );
     assert_eq!(kinds.len(), 3, "{kinds:?}");
     let summary = &lines[1000]["summary"];
     assert_eq!(summary["games"], 1000);
@@ -303,10 +310,19 @@ fn a_thousand_random_games_are_valued_as_dtb_probe_values_their_positions() {
     assert_eq!(summary["valued_plies"], plies);
     assert_eq!(summary["changed"], changed);
     assert!(summary["games_per_second"].as_f64().unwrap() > 0.0);
-    assert!(text(&out.stderr).contains("games/s"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("games/s"),
+        "{}",
+        text(&out.stderr)
+    );
 
     // The PDN output keeps every game's tags and moves, and reads back.
-    let out = dtb(&["analyze", "--dir", dir.to_str().unwrap(), file.to_str().unwrap()]);
+    let out = dtb(&[
+        "analyze",
+        "--dir",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let pdn_out = text(&out.stdout);
     let read: Vec<pdn::Game> = pdn::games(&pdn_out).map(Result::unwrap).collect();
@@ -409,20 +425,33 @@ fn an_illegal_move_and_a_syntax_error_are_reported_and_the_other_games_analysed(
     assert_eq!(lines[4]["summary"]["games"], 4);
 
     // In PDN, the bad game says where its analysis stops, and keeps its moves.
-    let out = dtb(&["analyze", "--dir", dir.to_str().unwrap(), file.to_str().unwrap()]);
+    let out = dtb(&[
+        "analyze",
+        "--dir",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let games: Vec<pdn::Game> = pdn::games(&text(&out.stdout)).map(Result::unwrap).collect();
     assert_eq!(games.len(), 3);
     let g = &games[1];
     assert_eq!(g.moves.len(), 3);
     let last = g.moves[1].comments.last().unwrap();
-    assert!(last.starts_with("dtb: not analysed from here: move 2."), "{last}");
+    assert!(
+        last.starts_with("dtb: not analysed from here: move 2."),
+        "{last}"
+    );
 }
 
 #[test]
 fn a_missing_file_and_a_game_type_of_other_rules_are_said_in_words() {
     let dir = tables();
-    let out = dtb(&["analyze", "--dir", dir.to_str().unwrap(), "/nonexistent/games.pdn"]);
+    let out = dtb(&[
+        "analyze",
+        "--dir",
+        dir.to_str().unwrap(),
+        "/nonexistent/games.pdn",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).starts_with("dtb: error: cannot read /nonexistent/games.pdn"));
     let scratch = tempfile::tempdir().unwrap();
@@ -433,12 +462,21 @@ fn a_missing_file_and_a_game_type_of_other_rules_are_said_in_words() {
          [FEN \"W:WK32:BK26\"]\n1... 32-27 *\n",
     )
     .unwrap();
-    let out = dtb(&["analyze", "--dir", dir.to_str().unwrap(), file.to_str().unwrap()]);
+    let out = dtb(&[
+        "analyze",
+        "--dir",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         text(&out.stderr).lines().next().unwrap(),
         "dtb: game 1 (line 1): [GameType \"20\"] is international, but the tables are english \
          (GameType 21): pass the game's variant"
     );
-    assert!(text(&out.stdout).contains("1... 32-27 {dtb: White wins"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("1... 32-27 {dtb: White wins"),
+        "{}",
+        text(&out.stdout)
+    );
 }

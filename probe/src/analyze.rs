@@ -294,7 +294,7 @@ pub fn analyze(tb: &Tablebase, game: &Game) -> Analysis {
     };
     a.start = Some(start);
     if let Err(e) = play(tb, &rules, game, start, &mut a.plies) {
-        a.error = Some(e);
+        a.error = Some(*e);
     }
     a
 }
@@ -306,14 +306,16 @@ fn play(
     game: &Game,
     mut pos: Position,
     plies: &mut Vec<Ply>,
-) -> Result<(), GameError> {
+) -> Result<(), Box<GameError>> {
     let with_dtw = !tb.materials(ValueKind::Dtw).is_empty();
     let mut legal = Vec::new();
-    let probe_err = |ply: usize, m: &GameMove, error| GameError::Probe {
-        ply,
-        number: m.number,
-        second: m.second,
-        error,
+    let probe_err = |ply: usize, m: &GameMove, error| {
+        Box::new(GameError::Probe {
+            ply,
+            number: m.number,
+            second: m.second,
+            error,
+        })
     };
     let mut before = None;
     for (i, gm) in game.moves.iter().enumerate() {
@@ -321,7 +323,7 @@ fn play(
         let mv = match read_move(rules, &pos, &gm.text) {
             Ok(mv) => mv,
             Err(error) => {
-                return Err(GameError::Move {
+                return Err(Box::new(GameError::Move {
                     ply: i,
                     number: gm.number,
                     second: gm.second,
@@ -329,7 +331,7 @@ fn play(
                     error,
                     legal: legal.iter().map(|m| pdn_in_for(rules, m, &legal)).collect(),
                     fen: fen::write_customary(&pos, rules),
-                })
+                }))
             }
         };
         if i == 0 {
@@ -520,6 +522,7 @@ pub fn write_pdn(game: &Game, analysis: &Analysis) -> String {
         if let Some(text) = ply.and_then(ply_comment) {
             words.push(comment(&text));
             numbered = false;
+            covered = true;
         }
     }
     if stopped >= game.moves.len() {
@@ -565,4 +568,103 @@ fn ply_comment(p: &Ply) -> Option<String> {
 /// A PDN comment: `{text}` with any `}` in it replaced, which would end it.
 fn comment(text: &str) -> String {
     format!("{{{}}}", text.replace('}', ")"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pdn;
+
+    fn tables() -> Tablebase {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/english-2");
+        Tablebase::open(dir, Rules::ENGLISH).unwrap()
+    }
+
+    fn game(text: &str) -> Game {
+        pdn::games(text).next().unwrap().unwrap()
+    }
+
+    #[test]
+    fn an_ambiguous_capture_names_its_full_paths_and_algebraic_squares_are_read() {
+        let tb = tables();
+        // White's man on 26 takes two pieces either way round to 10.
+        let a = analyze(&tb, &game("[FEN \"W:W26:B14,15,22,23\"]\n1... 26x10 *"));
+        let Some(GameError::Move {
+            error, legal, ply, ..
+        }) = &a.error
+        else {
+            panic!("{:?}", a.error);
+        };
+        assert_eq!(*ply, 0);
+        assert!(matches!(error, MoveError::Ambiguous(..)));
+        assert_eq!(legal, &["26x17x10", "26x19x10"]);
+        assert_eq!(
+            a.error.unwrap().to_string(),
+            "move 1... \"26x10\": 26x10 is ambiguous here: give the full path (26x17x10 or \
+             26x19x10); legal moves: 26x17x10, 26x19x10"
+        );
+        for text in ["26x17x10", "d2xb4xd6", "d2:b4:d6"] {
+            let a = analyze(
+                &tb,
+                &game(&format!("[FEN \"W:W26:B14,15,22,23\"]\n1... {text} *")),
+            );
+            assert!(a.error.is_none(), "{text}: {:?}", a.error);
+            assert_eq!(a.plies[0].pdn, "26x17x10");
+            // Five pieces, then three: beyond these 2-piece tables.
+            assert_eq!((a.plies[0].before, a.plies[0].after), (None, None));
+        }
+        let a = analyze(&tb, &game("[FEN \"W:W26:B14,15,22,23\"]\n1... d2-c3 *"));
+        assert!(matches!(
+            a.error,
+            Some(GameError::Move {
+                error: MoveError::Illegal(_),
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn values_start_where_the_tables_do_and_the_pdn_says_them() {
+        let tb = tables();
+        // 3 pieces, then White takes one: 2 pieces, covered from there on.
+        let g = game("[FEN \"B:WK31:B2,K27\"]\n1. 27-24 31-27 2. 24x31 *");
+        let a = analyze(&tb, &g);
+        assert!(a.error.is_none(), "{:?}", a.error);
+        assert_eq!(a.plies[0].before, None);
+        assert_eq!(a.plies[2].after.map(|v| v.wld), Some(Wld::Loss));
+        let written = write_pdn(&g, &a);
+        assert!(
+            written.starts_with("[FEN \"B:WK31:B2,K27\"]\n1. 27-24 31-27"),
+            "{written}"
+        );
+        // Read back: the same moves, a value after each covered one.
+        let back = game(&written);
+        let moves: Vec<&str> = back.moves.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(moves, ["27-24", "31-27", "24x31"]);
+        assert_eq!(back.result.as_deref(), Some("*"));
+    }
+
+    #[test]
+    fn a_bad_fen_or_game_type_stops_the_game_in_words() {
+        let tb = tables();
+        let a = analyze(&tb, &game("[FEN \"W:W33:B1\"]\n1... 33-28 *"));
+        assert_eq!(
+            a.error.unwrap().to_string(),
+            "[FEN \"W:W33:B1\"]: square 33 is not on the board: its squares are numbered from 1 \
+             to 32"
+        );
+        let a = analyze(&tb, &game("[GameType \"25\"]\n1. 11-15 *"));
+        assert_eq!(
+            a.error.unwrap().to_string(),
+            "[GameType \"25\"] is russian, but the tables are english (GameType 21): pass the \
+             game's variant"
+        );
+        // The same game under GameType 21 with a board description is read.
+        let a = analyze(&tb, &game("[GameType \"21,B,8,8,N1,0\"]\n1. 11-15 *"));
+        assert!(a.error.is_none());
+        assert_eq!(game_type(&Rules::ENGLISH), Some(21));
+        assert_eq!(game_type(&Rules::GRACZ8), None);
+        let majority = Rules::parse("english,blocked=majority").unwrap();
+        assert_eq!(game_type(&majority), Some(21));
+    }
 }
