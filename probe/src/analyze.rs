@@ -477,7 +477,8 @@ fn color_name(c: Color) -> &'static str {
 /// readers: the tags as they were, the moves played (as written), each followed by the
 /// game's own comments and then `{dtb: ...}` with the value after it, with the winner named
 /// (`{dtb: White wins in 8 plies}`, `{dtb: draw}`); a move that changed the result says so
-/// and gives the best move (`{dtb: draw; win to draw, best 32-27: White wins in 9 plies}`).
+/// and gives the best move with the value after it (`{dtb: draw; changed the result (win to
+/// draw), best 32-27: White wins in 8 plies}`).
 /// The value of the first position the tables cover is a comment before its move. Moves
 /// after an illegal one are kept as written, without values, after a comment that says why;
 /// variations are left out. Lines are at most 79 characters where comments allow.
@@ -510,10 +511,12 @@ pub fn write_pdn(game: &Game, analysis: &Analysis) -> String {
                 numbered = false;
             }
         }
+        // A number and its move stay on one line.
         if !gm.second || !numbered {
-            words.push(gm.label());
+            words.push(format!("{} {}", gm.label(), gm.text));
+        } else {
+            words.push(gm.text.clone());
         }
-        words.push(gm.text.clone());
         numbered = !gm.second;
         for c in &gm.comments {
             words.push(comment(c));
@@ -553,7 +556,7 @@ fn ply_comment(p: &Ply) -> Option<String> {
     let after = p.after?;
     let mut text = format!("dtb: {}", describe(&after, p.mover.opponent()));
     if let Some(c) = p.change {
-        text.push_str(&format!("; {}", c.as_str()));
+        text.push_str(&format!("; changed the result ({})", c.as_str()));
         if let Some(b) = &p.best {
             text.push_str(&format!(
                 ", best {}: {}",
