@@ -464,10 +464,14 @@ fn word_tokens(word: &str) -> Result<(Option<Token>, Option<Token>), PdnErrorKin
             Err(bad())
         };
     }
-    if !is_move(text) {
+    // A result with a mark (`1-1?`) is still a result, never a move.
+    let mv = if RESULTS.contains(&text) {
+        Token::Result(text.to_string())
+    } else if is_move(text) {
+        Token::Move(text.to_string())
+    } else {
         return Err(bad());
-    }
-    let mv = Token::Move(text.to_string());
+    };
     Ok(match number {
         Some(n) => (Some(n), Some(mv)),
         None => (Some(mv), None),
@@ -539,6 +543,10 @@ mod tests {
             let text = format!("1. 11-15 {r}\n2. 9-14 {r}");
             let g = all(&text);
             assert_eq!(g.len(), 2, "{r}");
+            // Marked, or joined to a number, it is still a result (found by fuzzing:
+            // `1-1?` was read as a move).
+            assert_eq!(one(&format!("1. 11-15 {r}?")).result.as_deref(), Some(r));
+            assert_eq!(one(&format!("1. 11-15 2.{r}")).result.as_deref(), Some(r));
             for game in g {
                 assert_eq!(game.unwrap().result.as_deref(), Some(r));
             }
