@@ -690,7 +690,7 @@ mod tests {
             for _ in 0..1 + crate::rng::splitmix64(&mut seed) % 4 {
                 let r = crate::rng::splitmix64(&mut seed) as usize;
                 let at = r % (text.len() + 1);
-                if r % 3 == 0 && at < text.len() {
+                if r.is_multiple_of(3) && at < text.len() {
                     text.remove(at);
                 } else {
                     let p = pieces[(r >> 20) % pieces.len()];
