@@ -28,6 +28,22 @@ pub fn rules_named(spec: &str) -> Result<Rules> {
     Rules::parse(spec).map_err(|e| anyhow::anyhow!("--variant {spec:?}: {e}"))
 }
 
+/// A clap value parser for a whole number from `lo` to `hi` (no upper bound for `None`),
+/// whose error says so in words ("a whole number from 1 to 1024", "a whole number of at
+/// least 1"), not in Rust's range syntax. Clap echoes the input, bounded in `main`.
+pub fn number_in<T>(lo: T, hi: Option<T>) -> impl Fn(&str) -> Result<T, String> + Clone
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy + Send + Sync + 'static,
+{
+    move |text: &str| match text.trim().parse::<T>() {
+        Ok(n) if n >= lo && hi.is_none_or(|hi| n <= hi) => Ok(n),
+        _ => Err(match hi {
+            Some(hi) => format!("expected a whole number from {lo} to {hi}"),
+            None => format!("expected a whole number of at least {lo}"),
+        }),
+    }
+}
+
 /// What a build is: the set of tables and its memory budget, for `dtb gen` and `dtb plan`.
 #[derive(clap::Args, Debug)]
 pub struct Set {

@@ -20,13 +20,13 @@ use crate::output::{bits_per_position, longest, StdoutError};
 pub struct Args {
     #[command(flatten)]
     set: Set,
-    /// Worker threads, 1..=1024 (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    /// Worker threads, 1 to 1024 (default: one per core).
+    #[arg(long, value_parser = crate::args::number_in(1u16, Some(1024)))]
     threads: Option<u16>,
-    /// zstd level of the table files (1..=22; higher is smaller and slower to write),
+    /// zstd level of the table files (1 to 22; higher is smaller and slower to write),
     /// with zstd's own parameters for it. Without it (or --zstd), files are written at
     /// level 15 with search settings tuned on English WLD tables (--zstd 15:strat=7,slog=3,tlen=999).
-    #[arg(long, value_parser = clap::value_parser!(i32).range(1..=22), conflicts_with = "zstd")]
+    #[arg(long, value_parser = crate::args::number_in(1i32, Some(22)), conflicts_with = "zstd")]
     zstd_level: Option<i32>,
     /// zstd settings of the table files: LEVEL[:strat=S,slog=N,tlen=N,mml=N,clog=N,hlog=N]
     /// (strat 1 fast .. 9 btultra2, slog search log, tlen target length, mml minimum match,

@@ -85,15 +85,34 @@ enum Command {
     Variants(variants::Args),
 }
 
+/// A usage error's text with any value or argument it quotes cut to its first 40 characters
+/// and its length (clap quotes them whole: a 100 KB `--values` would come back whole).
+fn bounded(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let mut text = e.render().to_string();
+    for kind in [ContextKind::InvalidValue, ContextKind::InvalidArg] {
+        if let Some(ContextValue::String(v)) = e.get(kind) {
+            if let Some((cut, _)) = v.char_indices().nth(40) {
+                let short = format!("{}... ({} bytes)", &v[..cut], v.len());
+                text = text.replace(v.as_str(), &short);
+            }
+        }
+    }
+    text
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             // Usage errors go to standard error with status 2; --help and --version to
             // standard output with status 0.
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
+            if !e.use_stderr() {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            eprint!("{}", bounded(&e));
+            return ExitCode::from(2);
         }
     };
     let outcome = match cli.command {

@@ -16,8 +16,8 @@ use crate::args::Variant;
 pub struct Args {
     #[command(flatten)]
     variant: Variant,
-    /// Depth in plies (0..=40).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=40))]
+    /// Depth in plies (0 to 40).
+    #[arg(long, value_parser = crate::args::number_in(0u32, Some(40)))]
     depth: u32,
     /// How captures taking the same pieces by different routes count.
     #[arg(long, value_enum, default_value_t = CountingArg::Unique)]

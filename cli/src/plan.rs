@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     emit: Emit,
     /// Cores a job (`--threads` of each `dtb gen`, `--cpus-per-task` in Slurm).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 1, value_parser = crate::args::number_in(1u32, Some(1024)))]
     cpus: u32,
     /// Positions solved a second a core, for the time forecast (default: 8 M, English
     /// 2-7 as measured; International is about 3.5 M).

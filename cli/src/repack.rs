@@ -38,14 +38,14 @@ pub struct Args {
     /// Skip comparing the threat positions' new answers with the old values.
     #[arg(long)]
     no_check: bool,
-    /// Repack only the slices of at most N pieces (2..=10).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=10))]
+    /// Repack only the slices of at most N pieces (2 to 10).
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(2u32, Some(10)))]
     pieces: Option<u32>,
     /// Write nothing: estimate each slice's new size from every Nth block (for sets too
     /// large to repack in the time at hand). Not with --block-len: the estimate scales the
     /// old file by old and new values compressed at one block length, so it cannot judge
     /// a change of length.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "block_len")]
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(1u32, None), conflicts_with = "block_len")]
     estimate: Option<u32>,
     /// One JSON object per slice and a summary.
     #[arg(long)]

@@ -132,6 +132,66 @@ fn verify_sample_zero_is_said_in_words() {
     );
 }
 
+/// A number out of its range is said in words, not Rust's range syntax, for every flag
+/// that takes one; and a usage error never echoes a long value or argument whole (clap quotes
+/// them as given): a 3,000-character value comes back as its first 40 characters and its
+/// length.
+#[test]
+fn number_flags_say_their_range_in_words_and_errors_stay_short() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = tmp.path().join("t");
+    let o = o.to_str().unwrap();
+    for (args, want) in [
+        (
+            &["gen", "--out", o, "--threads", "0"][..],
+            "error: invalid value '0' for '--threads <THREADS>': expected a whole number from 1 to 1024\n",
+        ),
+        (
+            &["gen", "--out", o, "--zstd-level", "23"][..],
+            "error: invalid value '23' for '--zstd-level <ZSTD_LEVEL>': expected a whole number from 1 to 22\n",
+        ),
+        (
+            &["perft", "--depth", "41"][..],
+            "error: invalid value '41' for '--depth <DEPTH>': expected a whole number from 0 to 40\n",
+        ),
+        (
+            &["plan", "--emit", "json", "--cpus", "x"][..],
+            "error: invalid value 'x' for '--cpus <CPUS>': expected a whole number from 1 to 1024\n",
+        ),
+        (
+            &["repack", "--from", o, "--out", o, "--pieces", "11"][..],
+            "error: invalid value '11' for '--pieces <N>': expected a whole number from 2 to 10\n",
+        ),
+        (
+            &["repack", "--from", o, "--out", o, "--estimate", "0"][..],
+            "error: invalid value '0' for '--estimate <N>': expected a whole number of at least 1\n",
+        ),
+    ] {
+        let r = dtb(args);
+        assert_eq!(r.status.code(), Some(2), "{args:?}");
+        let err = text(&r.stderr);
+        assert!(err.starts_with(want), "{args:?}: {err}");
+        assert!(!err.contains("..="), "{args:?}: {err}");
+    }
+    let long = format!("wld,{}", "x".repeat(3000));
+    let flag = format!("--{}", "y".repeat(3000));
+    for args in [
+        vec!["gen", "--out", o, "--values", long.as_str()],
+        vec!["gen", "--out", o, "--threads", long.as_str()],
+        vec!["gen", "--out", o, flag.as_str()],
+    ] {
+        let r = dtb(&args);
+        assert_eq!(r.status.code(), Some(2));
+        let err = text(&r.stderr);
+        assert!(err.len() < 600, "{} bytes: {err}", err.len());
+        assert!(
+            err.contains("... (3004 bytes)") || err.contains("... (3002 bytes)"),
+            "{err}"
+        );
+    }
+    assert!(!tmp.path().join("t").exists());
+}
+
 /// `dtb perft` names the counting as the user typed it (clap's value name), in its text and
 /// its JSON.
 #[test]
