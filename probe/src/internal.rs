@@ -4,6 +4,8 @@
 
 #[path = "board.rs"]
 pub mod board;
+#[path = "count.rs"]
+pub mod count;
 #[path = "format.rs"]
 pub mod format;
 #[path = "index.rs"]

@@ -93,8 +93,13 @@ pub mod internal;
 // The crate's own code names them as before (`crate::format::...`).
 #[cfg(test)]
 use internal::rng;
-use internal::{board, format, index, material, position, rules, table, tablebase, value, variant};
+use internal::{
+    board, count, format, index, material, position, rules, table, tablebase, value, variant,
+};
 
+pub use count::{
+    CountError, CountPreset, CountProfile, Regime, RegimeId, RegimeMaterial, Resets, COUNT_PRESETS,
+};
 pub use format::{FormatError, ValueKind};
 pub use material::Material;
 pub use movegen::Move;
@@ -106,7 +111,7 @@ pub use rules::{
 pub use table::{CacheStats, TableError};
 pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
 pub use value::Wld;
-pub use variant::{Field, RulesError, FIELDS};
+pub use variant::{Field, RulesError, Variant, FIELDS};
 
 /// Text an error message quotes (a FEN, a variant): in double quotes, with Rust's escapes,
 /// and at most its first 40 characters, then `... (N bytes)` with the whole length, so that a

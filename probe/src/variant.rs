@@ -10,6 +10,7 @@
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
 
+use crate::count::{CountError, CountProfile};
 use crate::fen::clip;
 use crate::rules::{
     BlockedOutcome, Color, KingLanding, KingRange, MidCapturePromotion, Numbering, Precedence,
@@ -130,6 +131,16 @@ pub enum RulesError {
     /// Fields that contradict each other (the text says which).
     #[error("{0}")]
     Contradiction(String),
+    /// `count=` given to [`Rules::parse`], which reads rule fields only: a count profile is
+    /// read with the rules by [`Variant::parse`].
+    #[error(
+        "count= is a count profile, not a rule field (WLD and DTW values ignore it): read \
+         the text with Variant::parse"
+    )]
+    CountIsNotARule,
+    /// A bad `count=` value ([`CountError`]).
+    #[error("{0}")]
+    Count(#[from] CountError),
 }
 
 fn presets() -> String {
@@ -247,6 +258,9 @@ impl Rules {
                 .split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
                 .ok_or_else(|| RulesError::NotFieldValue { item: clip(item) })?;
+            if key.eq_ignore_ascii_case("count") {
+                return Err(RulesError::CountIsNotARule);
+            }
             let f = FIELDS
                 .iter()
                 .position(|f| f.key.eq_ignore_ascii_case(key))
@@ -411,6 +425,102 @@ impl Rules {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// A variant as a player names it: the rules of the game and its move-count rules
+/// ([`CountProfile`]), read from one `--variant` text such as `english,count=100` or
+/// `international,blocked=draw,count=general:50,sixteen:32,five:10`.
+///
+/// The profile is beside the rules, not a field of [`Rules`]: WLD and DTW values are
+/// game-theoretic and the same under every profile (design.md decision 13), so the rules code
+/// that WLD and DTW file headers store ([`Rules::encode`]) leaves the profile out, and a WLD
+/// file is read whatever profile a player sets. The profile has a code of its own
+/// ([`CountProfile::encode`]) for the DTC files that depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    /// The rules of movement, capture, crowning and the end of the game.
+    pub rules: Rules,
+    /// The move-count rules: the preset's ([`CountProfile::for_rules`]) unless `count=`
+    /// changes its limits.
+    pub count: CountProfile,
+}
+
+impl Variant {
+    /// A preset's rules with its own count profile.
+    pub fn of(rules: Rules) -> Variant {
+        Variant {
+            rules,
+            count: CountProfile::for_rules(&rules),
+        }
+    }
+
+    /// The text a player writes: what [`Rules::parse`] takes, with at most one
+    /// `count=LIMITS` item anywhere after the preset. `LIMITS` is `PLIES` (the general
+    /// regime's limit), `REGIME:PLIES` items separated by commas
+    /// (`count=general:50,sixteen:32,five:10`: the items after `count=` that are
+    /// `REGIME:VALUE`, with no `=`, belong to it), `REGIME:none`, or `none` (no count rule).
+    /// Limits are plies (half-moves; "40 moves each" is 80). The profile changed is that of
+    /// the rules' preset (the one [`Rules::spec`] writes first), so a house rule set keeps
+    /// its game's count rule.
+    ///
+    /// # Errors
+    /// [`RulesError`]: those of [`Rules::parse`], [`RulesError::Count`] for a bad count
+    /// (a regime the profile lacks, a limit that is not a whole number of plies or is 0, a
+    /// regime or `count=` given twice).
+    pub fn parse(spec: &str) -> Result<Variant, RulesError> {
+        let items: Vec<&str> = spec.split(',').map(str::trim).collect();
+        if items.iter().any(|s| s.is_empty()) {
+            // The rules' parser names the empty item.
+            return Rules::parse(spec).map(Variant::of);
+        }
+        let mut rule_items: Vec<&str> = vec![items[0]];
+        let mut count: Option<Vec<&str>> = None;
+        let mut in_count = false;
+        for item in &items[1..] {
+            let key = item.split_once('=').map(|(k, _)| k.trim());
+            if key.is_some_and(|k| k.eq_ignore_ascii_case("count")) {
+                if count.is_some() {
+                    return Err(CountError::Twice.into());
+                }
+                let value = item.split_once('=').map_or("", |(_, v)| v.trim());
+                count = Some(vec![value]);
+                in_count = true;
+            } else if in_count && key.is_none() && item.contains(':') {
+                count.get_or_insert_with(Vec::new).push(item);
+            } else {
+                in_count = false;
+                rule_items.push(item);
+            }
+        }
+        let rules = Rules::parse(&rule_items.join(","))?;
+        let mut v = Variant::of(rules);
+        if let Some(c) = count {
+            let base = v.base_name();
+            v.count = v.count.with_limits(&c.join(","), &base)?;
+        }
+        Ok(v)
+    }
+
+    /// The preset [`Rules::spec`] names first.
+    fn base_name(&self) -> String {
+        let spec = self.rules.spec();
+        spec.split(',').next().unwrap_or("").to_string()
+    }
+
+    /// This variant as a text [`Variant::parse`] reads back: [`Rules::spec`], then
+    /// `,count=LIMITS` with the limits that differ from the preset's profile, if any
+    /// (`english,count=100`; `international,count=sixteen:40`).
+    pub fn spec(&self) -> String {
+        let mut s = self.rules.spec();
+        if let Some(t) = self
+            .count
+            .limits_text(&CountProfile::for_rules(&self.rules))
+        {
+            s.push_str(",count=");
+            s.push_str(&t);
+        }
+        s
     }
 }
 
@@ -582,5 +692,92 @@ mod tests {
         ] {
             assert!(!e(s).to_string().contains('\n'));
         }
+    }
+
+    #[test]
+    fn variants_read_and_write_their_count() {
+        let v = Variant::parse("english,count=100").unwrap();
+        assert_eq!(v.rules, Rules::ENGLISH);
+        assert_eq!(
+            v.count
+                .limit(v.count.regime(&crate::Material::new(0, 2, 0, 1))),
+            Some(100)
+        );
+        assert_eq!(v.spec(), "english,count=100");
+        let v = Variant::parse("international,count=general:50,sixteen:32,five:10").unwrap();
+        assert_eq!(v, Variant::of(Rules::INTERNATIONAL));
+        assert_eq!(v.spec(), "international");
+        // count= anywhere after the preset, with rule fields after its items.
+        let v = Variant::parse("international,count=sixteen:40,five:12,blocked=draw").unwrap();
+        assert_eq!(v.rules, Rules::parse("international,blocked=draw").unwrap());
+        assert_eq!(
+            v.spec(),
+            "international,blocked=draw,count=five:12,sixteen:40"
+        );
+        assert_eq!(Variant::parse(&v.spec()), Ok(v));
+        let v = Variant::parse("italian,count=80").unwrap();
+        assert_eq!(v.spec(), "italian,count=80");
+        let v = Variant::parse("english,count=none").unwrap();
+        assert!(v.count.is_none());
+        assert_eq!(v.spec(), "english,count=none");
+        // The rules code, which WLD and DTW headers store, ignores the profile.
+        assert_eq!(v.rules.encode(), Rules::ENGLISH.encode());
+        // Every preset round-trips, with and without a count.
+        for p in Rules::PRESETS {
+            let v = Variant::of(*p);
+            assert_eq!(Variant::parse(&v.spec()), Ok(v), "{}", p.name);
+            let w = Variant::parse(&format!("{},count=general:77", p.name)).unwrap();
+            assert_eq!(Variant::parse(&w.spec()), Ok(w), "{}", w.spec());
+            assert_ne!(w, v);
+        }
+        // The profile follows the rules played: pool's fields changed to Russian's are Russian.
+        let v = Variant::parse("pool,first=white,mid-capture-crowning=crown-and-continue").unwrap();
+        assert_eq!(v.rules, Rules::RUSSIAN);
+        assert_eq!(v.count, CountProfile::RUSSIAN);
+    }
+
+    #[test]
+    fn bad_counts_are_one_clear_error_each() {
+        let e = |s: &str| Variant::parse(s).unwrap_err().to_string();
+        assert_eq!(
+            e("international,count=six:10"),
+            "unknown count regime \"six\": the regimes of international are five, sixteen, general"
+        );
+        assert_eq!(
+            e("english,count=abc"),
+            "count limit \"abc\" for general: a limit is a whole number of plies, 1 to 65535, or none"
+        );
+        assert_eq!(
+            e("english,count=0"),
+            "count limit 0 for general: a limit is at least 1 ply (0 would draw every position at \
+             once); none turns it off"
+        );
+        assert_eq!(
+            e("english,count=sixteen:32"),
+            "english's count profile has no regime sixteen (its regimes: general)"
+        );
+        assert_eq!(
+            e("international,count=five:10,five:12"),
+            "count regime five is given twice (each regime at most once)"
+        );
+        assert_eq!(
+            e("english,count=80,count=90"),
+            "count= is given twice (write every limit in one count=)"
+        );
+        assert_eq!(e("english,count="), CountError::Empty.to_string());
+        // A regime item with no count= before it is not a rule field either.
+        assert!(matches!(
+            Variant::parse("international,sixteen:32"),
+            Err(RulesError::NotFieldValue { .. })
+        ));
+        assert!(matches!(
+            Variant::parse("english,,count=80"),
+            Err(RulesError::EmptyItem { item: 2, .. })
+        ));
+        // The rules alone refuse count=, saying where it goes.
+        assert_eq!(
+            Rules::parse("english,count=100"),
+            Err(RulesError::CountIsNotARule)
+        );
     }
 }
