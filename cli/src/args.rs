@@ -23,9 +23,13 @@ impl Variant {
     }
 }
 
-/// The rule set of one `--variant` argument.
+/// The rule set of one `--variant` argument. The text may hold a `count=` profile
+/// ([`dtb_probe::Variant::parse`]), checked here; WLD and DTW values do not depend on it,
+/// so no command uses it yet (DTC tables come in a later step of issue 35).
 pub fn rules_named(spec: &str) -> Result<Rules> {
-    Rules::parse(spec).map_err(|e| anyhow::anyhow!("--variant {spec:?}: {e}"))
+    dtb_probe::Variant::parse(spec)
+        .map(|v| v.rules)
+        .map_err(|e| anyhow::anyhow!("--variant {spec:?}: {e}"))
 }
 
 /// A clap value parser for a whole number from `lo` to `hi` (no upper bound for `None`),

@@ -1,0 +1,140 @@
+//! Count profiles on the command line (issue 35, the rule model): `dtb variants` lists each
+//! preset's regimes, limits and resets, and `--variant` takes `count=` with one clear error
+//! for each bad form.
+
+use std::process::{Command, Output};
+
+const DTB: &str = env!("CARGO_BIN_EXE_dtb");
+
+fn dtb(args: &[&str]) -> Output {
+    Command::new(DTB).args(args).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn preset<'a>(j: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    j["presets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap()
+}
+
+#[test]
+fn variants_json_lists_each_count_profile() {
+    let out = dtb(&["variants", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let i = &preset(&j, "international")["count"];
+    assert_eq!(i["rule"], true);
+    assert_eq!(
+        i["regimes"],
+        serde_json::json!([
+            {"name": "five", "material": "a lone king against 2 kings, a king and a man, or a king",
+             "limit_plies": 10, "limit_moves": 5, "resets": "only a change of regime"},
+            {"name": "sixteen",
+             "material": "a lone king against 3 kings, 2 kings and a man, or a king and 2 men",
+             "limit_plies": 32, "limit_moves": 16, "resets": "only a change of regime"},
+            {"name": "general", "material": "any other material", "limit_plies": 50,
+             "limit_moves": 25, "resets": "a man move (a crowning included) or a capture"},
+        ])
+    );
+    assert!(i["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("FMJD rules as lidraughts"));
+    let e = &preset(&j, "english")["count"];
+    assert_eq!(
+        e["regimes"],
+        serde_json::json!([{"name": "general", "material": "any material", "limit_plies": 80,
+            "limit_moves": 40, "resets": "a man move (a crowning included) or a capture"}])
+    );
+    let it = &preset(&j, "italian")["count"];
+    assert_eq!(it["rule"], false);
+    assert_eq!(it["regimes"][0]["limit_plies"], serde_json::Value::Null);
+    let r = &preset(&j, "russian")["count"]["regimes"];
+    let limits: Vec<_> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap(),
+                x["limit_plies"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        limits,
+        [
+            ("five", 10),
+            ("fifteen", 30),
+            ("kings-4-5", 60),
+            ("kings-6-7", 120),
+            ("general", 30)
+        ]
+    );
+}
+
+#[test]
+fn variants_text_says_each_profile_in_words() {
+    let out = dtb(&["variants"]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out.stdout);
+    assert!(t.contains(
+        "    sixteen              32 plies (16 moves each); a lone king against 3 kings, 2 \
+         kings and a man, or a king and 2 men; reset by only a change of regime"
+    ));
+    assert!(t.contains("  count                  no count rule (game-theoretic values only)"));
+    assert!(t.contains("  count                  PLIES | REGIME:PLIES,... | none"));
+}
+
+#[test]
+fn variant_takes_a_count_and_refuses_a_bad_one() {
+    for spec in [
+        "english,count=100",
+        "international,count=general:50,sixteen:32,five:10",
+        "international,count=sixteen:40,blocked=draw",
+        "italian,count=80",
+        "english,count=none",
+    ] {
+        let out = dtb(&["perft", "--variant", spec, "--depth", "1"]);
+        assert_eq!(out.status.code(), Some(0), "{spec}: {}", text(&out.stderr));
+    }
+    for (spec, msg) in [
+        (
+            "international,count=six:10",
+            "unknown count regime \"six\": the regimes of international are five, sixteen, \
+             general",
+        ),
+        (
+            "english,count=abc",
+            "count limit \"abc\" for general: a limit is a whole number of plies, 1 to 65535, \
+             or none",
+        ),
+        (
+            "english,count=0",
+            "count limit 0 for general: a limit is at least 1 ply (0 would draw every position \
+             at once); none turns it off",
+        ),
+        (
+            "english,count=five:10",
+            "english's count profile has no regime five (its regimes: general)",
+        ),
+        (
+            "international,count=five:10,five:12",
+            "count regime five is given twice (each regime at most once)",
+        ),
+    ] {
+        let out = dtb(&["perft", "--variant", spec, "--depth", "1"]);
+        assert_eq!(out.status.code(), Some(2), "{spec}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("dtb: error: --variant {spec:?}: {msg}\n"),
+            "{spec}"
+        );
+    }
+}
