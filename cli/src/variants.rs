@@ -10,7 +10,7 @@ use serde_json::json;
 
 /// A limit in plies as moves each (`80` -> `40`, `25` -> `12.5`).
 fn moves(plies: u16) -> serde_json::Value {
-    if plies % 2 == 0 {
+    if plies.is_multiple_of(2) {
         json!(plies / 2)
     } else {
         json!(f64::from(plies) / 2.0)
