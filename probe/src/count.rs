@@ -356,8 +356,9 @@ pub const COUNT_PRESETS: [CountPreset; 10] = [
         source: "FMJD-64 rules 7.2.4-7.2.8 (fmjd64.org) as lidraughts reads them: 7.2.8 a lone \
                  king against 1-2 pieces with a king, 5 moves (10 plies); 7.2.4 and 7.2.5 a \
                  lone king against 3+ pieces with a king, 15 moves (30); 7.2.6 kings only, \
-                 4-5 pieces 30 moves (60), 6-7 pieces 60 moves (120), only a capture resets, \
-                 and it replaces 7.2.5 there; 7.2.5 elsewhere, 15 moves of kings only (30); \
+                 4-5 pieces 30 moves, 6-7 pieces 60 moves, counted in plies as lidraughts \
+                 does (30 and 60), only a capture or crowning resets, and it replaces 7.2.5 \
+                 there; 7.2.5 only in lone-king endings, as lidraughts (no general limit); \
                  7.2.7 (the long diagonal) left out: it depends on where the lone king stands",
     },
     CountPreset {
@@ -445,8 +446,9 @@ impl CountProfile {
     pub const GRACZ8: CountProfile = profile(Shape::General, [80, 0, 0, 0, 0]);
     /// International (FMJD): five 10, sixteen 32, general 50 plies.
     pub const INTERNATIONAL: CountProfile = profile(Shape::Fmjd, [10, 32, 50, 0, 0]);
-    /// Russian (FMJD-64): five 10, fifteen 30, kings-4-5 60, kings-6-7 120, general 30 plies.
-    pub const RUSSIAN: CountProfile = profile(Shape::Russian, [10, 30, 60, 120, 30]);
+    /// Russian (FMJD-64 as lidraughts plays it): five 10, fifteen 30, kings-4-5 30, kings-6-7
+    /// 60 plies; no general limit.
+    pub const RUSSIAN: CountProfile = profile(Shape::Russian, [10, 30, 30, 60, 0]);
     /// Brazilian: 20 moves each of kings only, 40 plies.
     pub const BRAZILIAN: CountProfile = profile(Shape::General, [40, 0, 0, 0, 0]);
     /// Czech: 15 moves each, 30 plies.
@@ -754,9 +756,9 @@ mod tests {
         let r = |m| p.regime(&Material::from_counts(m));
         assert_eq!(p.limit(r([0, 2, 0, 1])), Some(10));
         assert_eq!(p.limit(r([0, 3, 0, 1])), Some(30));
-        assert_eq!(p.limit(r([0, 2, 0, 2])), Some(60));
-        assert_eq!(p.limit(r([0, 4, 0, 3])), Some(120));
-        assert_eq!(p.limit(r([1, 2, 0, 2])), Some(30));
+        assert_eq!(p.limit(r([0, 2, 0, 2])), Some(30));
+        assert_eq!(p.limit(r([0, 4, 0, 3])), Some(60));
+        assert_eq!(p.limit(r([1, 2, 0, 2])), None); // 7.2.5 only with a lone king
     }
 
     #[test]
