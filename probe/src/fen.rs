@@ -87,30 +87,52 @@ pub enum FenError {
     Position(#[from] PositionError),
 }
 
-/// How a variant's players write the squares of a position ([`Notation::of`]).
+/// How squares are written in positions and moves: a variant's players' way by default
+/// ([`Notation::of`]), the other on request ([`Notation::parse`]: `numeric` or `algebraic`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notation {
-    /// Square numbers of the variant's [`Numbering`] (`W:W18,K31:B5`).
+    /// Square numbers of the variant's [`Numbering`] (`W:W18,K31:B5`, moves `22-17`, `26x17`).
     Numbers,
-    /// Algebraic squares (`W:Wh6:Bg7,c5,d2`).
+    /// Algebraic squares (`W:Wh6:Bg7,c5,d2`, moves `c3-d4`, `c3:e5`).
     Algebraic,
 }
 
 impl Notation {
-    /// The notation players of `rules` write: algebraic for Russian draughts (its rule fields,
-    /// whatever the blocked-side option), numbers for every other variant (PDN's numbers of
-    /// English, International, Brazilian, ...; the mirrored boards' numbers of Italian and
-    /// Spanish).
+    /// The notation players of `rules` write: algebraic for Russian and Brazilian draughts
+    /// (their rule fields, whatever the blocked-side option), numbers for every other variant
+    /// (PDN's numbers of English, International, pool, ...; the mirrored boards' numbers of
+    /// Italian and Spanish).
     pub fn of(rules: &Rules) -> Notation {
-        let russian = Rules {
-            name: Rules::RUSSIAN.name,
-            blocked: Rules::RUSSIAN.blocked,
-            ..*rules
-        };
-        if russian == Rules::RUSSIAN {
+        let algebraic = [Rules::RUSSIAN, Rules::BRAZILIAN].iter().any(|preset| {
+            *preset
+                == Rules {
+                    name: preset.name,
+                    blocked: preset.blocked,
+                    ..*rules
+                }
+        });
+        if algebraic {
             Notation::Algebraic
         } else {
             Notation::Numbers
+        }
+    }
+
+    /// The notation named `name`: `numeric` (or `numbers`) or `algebraic`, in any case;
+    /// `None` for anything else.
+    pub fn parse(name: &str) -> Option<Notation> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "numeric" | "numbers" => Some(Notation::Numbers),
+            "algebraic" => Some(Notation::Algebraic),
+            _ => None,
+        }
+    }
+
+    /// The name [`Notation::parse`] reads: `numeric` or `algebraic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Notation::Numbers => "numeric",
+            Notation::Algebraic => "algebraic",
         }
     }
 }
@@ -152,7 +174,7 @@ pub(crate) fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, 
 }
 
 /// The algebraic name of internal square `sq` on the board of `rules`.
-fn algebraic_name(sq: u8, rules: &Rules) -> String {
+pub(crate) fn algebraic_name(sq: u8, rules: &Rules) -> String {
     let g = rules.geometry();
     let (row, col) = g.coords(sq);
     let file = if rules.numbering == Numbering::Standard {
@@ -376,9 +398,15 @@ pub fn write_algebraic(pos: &Position, rules: &Rules) -> String {
 }
 
 /// Write a position in the notation its variant's players use ([`Notation::of`]):
-/// [`write_algebraic`] for Russian, [`write_for`] (square numbers) for every other variant.
+/// [`write_algebraic`] for Russian and Brazilian, [`write_for`] (square numbers) for every
+/// other variant.
 pub fn write_customary(pos: &Position, rules: &Rules) -> String {
-    match Notation::of(rules) {
+    write_in(pos, rules, Notation::of(rules))
+}
+
+/// Write a position in `notation`: [`write_algebraic`] or [`write_for`].
+pub fn write_in(pos: &Position, rules: &Rules, notation: Notation) -> String {
+    match notation {
         Notation::Algebraic => write_algebraic(pos, rules),
         Notation::Numbers => write_for(pos, rules),
     }
@@ -533,8 +561,12 @@ mod tests {
             Notation::of(&Rules::parse("russian,blocked=draw").unwrap()),
             Notation::Algebraic
         );
+        assert_eq!(Notation::of(&Rules::BRAZILIAN), Notation::Algebraic);
+        assert_eq!(Notation::parse("Numeric"), Some(Notation::Numbers));
+        assert_eq!(Notation::parse("algebraic"), Some(Notation::Algebraic));
+        assert_eq!(Notation::parse("pdn"), None);
         for r in Rules::PRESETS {
-            if *r != ru {
+            if *r != ru && *r != Rules::BRAZILIAN {
                 assert_eq!(Notation::of(r), Notation::Numbers, "{}", r.name);
             }
             let g = r.geometry();

@@ -9,6 +9,7 @@
 //! numbering, which is the internal one.
 
 use crate::board::{Dir, Geometry, NONE};
+use crate::fen::{algebraic_name, algebraic_square, Notation};
 use crate::position::Position;
 use crate::rules::{
     Color, KingLanding, KingRange, MidCapturePromotion, Precedence, Removal, Rules,
@@ -79,15 +80,30 @@ impl Move {
         self.pdn_with(full, |sq| rules.square_number(sq))
     }
 
-    fn pdn_with(&self, full: bool, number: impl Fn(u8) -> u32) -> String {
-        if !self.is_capture() {
-            return format!("{}-{}", number(self.from), number(self.to));
+    /// The move in `notation` on the board of `rules`: [`Notation::Numbers`] as
+    /// [`Move::to_pdn_for`]; [`Notation::Algebraic`] as Russian and Brazilian players write
+    /// it, `c3-d4` for a quiet move, `c3:e5` for a capture or with `full` its whole path
+    /// `c3:e5:c7`. [`parse_move`] reads both back for the same rules.
+    pub fn to_notation(&self, rules: &Rules, notation: Notation, full: bool) -> String {
+        match notation {
+            Notation::Numbers => self.to_pdn_for(rules, full),
+            Notation::Algebraic => self.written(full, ':', |sq| algebraic_name(sq, rules)),
         }
-        let mut s = number(self.from).to_string();
+    }
+
+    fn pdn_with(&self, full: bool, number: impl Fn(u8) -> u32) -> String {
+        self.written(full, 'x', |sq| number(sq).to_string())
+    }
+
+    fn written(&self, full: bool, capture: char, name: impl Fn(u8) -> String) -> String {
+        if !self.is_capture() {
+            return format!("{}-{}", name(self.from), name(self.to));
+        }
+        let mut s = name(self.from);
         let shown: &[u8] = if full { self.path() } else { &[self.to] };
         for &p in shown {
-            s.push('x');
-            s.push_str(&number(p).to_string());
+            s.push(capture);
+            s.push_str(&name(p));
         }
         s
     }
@@ -880,7 +896,7 @@ fn perft_rec(
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// Not move notation at all.
-    #[error("{0:?} is not PDN move notation (a-b, axb or axcxb)")]
+    #[error("{0:?} is not move notation (a-b, axb or axcxb, squares as numbers or as c3)")]
     Syntax(String),
     /// Well formed, but no legal move of the position has these squares.
     #[error("{0} is not a legal move here")]
@@ -894,7 +910,8 @@ pub enum MoveError {
 }
 
 /// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`), square
-/// numbers in the numbering of `rules` ([`Rules::numbering`]).
+/// numbers in the numbering of `rules` ([`Rules::numbering`]), or algebraic squares as Russian
+/// and Brazilian players write them (`c3-d4`, `c3:e5`, `c3xe5`, the full path `c3:e5:c7`).
 ///
 /// # Errors
 /// [`MoveError`] if the text is malformed, names no legal move, or names several.
@@ -910,7 +927,7 @@ pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, Mov
             Ok(n) if digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
                 rules.square_of_number(n)
             }
-            _ => None,
+            _ => algebraic_square(digits, rules).ok().flatten(),
         };
         match sq {
             Some(sq) => squares.push(sq),
@@ -1000,6 +1017,13 @@ pub fn pdn_in(m: &Move, all: &[Move]) -> String {
 /// [`pdn_in`] in the square numbering of `rules` (Italian and Spanish number their own boards).
 pub fn pdn_in_for(rules: &Rules, m: &Move, all: &[Move]) -> String {
     m.to_pdn_for(rules, needs_full_path(m, all))
+}
+
+/// `m` among the legal moves `all` in `notation` ([`Move::to_notation`]): the short form, or
+/// the full path where the short form would name two moves. [`Notation::of`] gives the
+/// notation a variant's players write.
+pub fn notation_in(rules: &Rules, notation: Notation, m: &Move, all: &[Move]) -> String {
+    m.to_notation(rules, notation, needs_full_path(m, all))
 }
 
 fn needs_full_path(m: &Move, all: &[Move]) -> bool {
@@ -1408,6 +1432,44 @@ mod tests {
         legal_moves(&e, &cap, Counting::Paths, &mut paths);
         for p in &paths {
             assert_eq!(p.apply(&e, &cap).unwrap(), p.apply_unchecked(&cap));
+        }
+    }
+
+    /// Issue 36: Russian and Brazilian players write `c3-b4` and `c3:e5`; moves are written
+    /// in either notation and read back from both (and `x` for `:`), on every board.
+    #[test]
+    fn moves_in_algebraic_notation() {
+        let ru = Rules::RUSSIAN;
+        let pos = crate::fen::parse("W:Wc3:Bf6", &ru).unwrap();
+        let m = parse_move(&ru, &pos, "22-17").unwrap();
+        assert_eq!(m.to_notation(&ru, Notation::Algebraic, false), "c3-b4");
+        assert_eq!(m.to_notation(&ru, Notation::Numbers, false), "22-17");
+        assert_eq!(parse_move(&ru, &pos, "c3-b4"), Ok(m));
+        assert_eq!(parse_move(&ru, &pos, " C3-B4 "), Ok(m));
+        let cap = crate::fen::parse("W:Wc3:Bd4,f6", &ru).unwrap();
+        let mut all = Vec::new();
+        legal_moves(&ru, &cap, Counting::Unique, &mut all);
+        assert_eq!(all.len(), 1);
+        let c = all[0];
+        assert_eq!(notation_in(&ru, Notation::Algebraic, &c, &all), "c3:g7");
+        assert_eq!(c.to_notation(&ru, Notation::Algebraic, true), "c3:e5:g7");
+        assert_eq!(notation_in(&ru, Notation::Numbers, &c, &all), "22x8");
+        for text in ["c3:g7", "c3xg7", "c3:e5:g7", "22x8", "22x15x8"] {
+            assert_eq!(parse_move(&ru, &cap, text), Ok(c), "{text}");
+        }
+        assert!(matches!(parse_move(&ru, &cap, "c3:e4"), Err(MoveError::Syntax(_))));
+        assert!(matches!(parse_move(&ru, &cap, "c3-b4"), Err(MoveError::Illegal(_))));
+        // Every legal move of every preset's start position reads back from both notations.
+        for r in Rules::PRESETS {
+            let start = Position::start(r);
+            let mut all = Vec::new();
+            legal_moves(r, &start, Counting::Unique, &mut all);
+            for m in &all {
+                for n in [Notation::Numbers, Notation::Algebraic] {
+                    let text = notation_in(r, n, m, &all);
+                    assert_eq!(parse_move(r, &start, &text), Ok(*m), "{} {text}", r.name);
+                }
+            }
         }
     }
 }
