@@ -173,8 +173,10 @@ pub(crate) fn algebraic_square(text: &str, rules: &Rules) -> Result<Option<u8>, 
     Ok(Some(row * g.half() + col / 2))
 }
 
-/// The algebraic name of internal square `sq` on the board of `rules`.
-pub(crate) fn algebraic_name(sq: u8, rules: &Rules) -> String {
+/// The algebraic name (`c3`: file from White's left, rank from White's side) of internal
+/// square `sq` (0-based, the standard numbering less one; [`Rules::square_number`] gives its
+/// number) on the board of `rules`.
+pub fn algebraic_name(sq: u8, rules: &Rules) -> String {
     let g = rules.geometry();
     let (row, col) = g.coords(sq);
     let file = if rules.numbering == Numbering::Standard {
