@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use dtb_probe::fen::Notation;
 use dtb_probe::internal::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
-use dtb_probe::{fen, Rules, Tablebase};
+use dtb_probe::movegen::{legal_moves, notation_in, Counting};
+use dtb_probe::{fen, Rules, Tablebase, Wld};
 use serde_json::json;
 
 use crate::args::Variant;
@@ -31,8 +32,9 @@ pub struct Args {
     /// Read positions from FILE, one FEN per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
     batch: Option<PathBuf>,
-    /// Play the best line to the end of the game and print each move with the distance
-    /// left (needs the DTW tables).
+    /// Play the best line to the end of the game and print each move with its value for the
+    /// mover, as --moves gives it (win in 9, loss in 8, ...; needs the DTW tables); with
+    /// --json a "line" array of {"move", "wld", "dtw", "fen"}.
     #[arg(long)]
     line: bool,
     /// After each position, every legal move with its value for the mover (win or loss
@@ -40,8 +42,22 @@ pub struct Args {
     /// --json a "moves" array of {"move", "wld", "dtw", "fen"}.
     #[arg(long, conflicts_with = "line")]
     moves: bool,
+    /// How moves and the positions after them are written: `algebraic` (c3-b4, c3:e5) or
+    /// `numeric` (22-17, 22x15); by default as the variant's players write them, algebraic
+    /// for Russian and Brazilian, numeric for the others. FEN input may be in either.
+    #[arg(long, value_enum)]
+    notation: Option<NotationArg>,
     /// Positions in PDN FEN.
     fens: Vec<String>,
+}
+
+/// `--notation`'s values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum NotationArg {
+    /// Square numbers (22-17, 22x15).
+    Numeric,
+    /// Algebraic squares (c3-b4, c3:e5).
+    Algebraic,
 }
 
 /// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
@@ -61,8 +77,15 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
         line,
         moves,
         fens,
+        notation,
         ..
     } = a;
+    let notation = match notation {
+        Some(NotationArg::Numeric) => Notation::Numbers,
+        Some(NotationArg::Algebraic) => Notation::Algebraic,
+        None => Notation::of(rules),
+    };
+    let out_as = Out { json, notation };
     let mut tb = open_tables(&dirs[0], rules)?;
     for d in &dirs[1..] {
         if !d.is_dir() {
@@ -90,11 +113,11 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
     let failed = std::cell::Cell::new(false);
     let answer = |text: &str, out: &mut dyn Write| -> Result<()> {
         let ok = if line {
-            answer_line(&tb, rules, text, json, out)?
+            answer_line(&tb, rules, text, out_as, out)?
         } else if moves {
-            answer_moves(&tb, rules, text, json, out)?
+            answer_moves(&tb, rules, text, out_as, out)?
         } else {
-            answer_probe(&tb, rules, text, json, out)?
+            answer_probe(&tb, rules, text, out_as, out)?
         };
         if !ok {
             failed.set(true);
@@ -154,6 +177,13 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// How answers are written: JSON or text, and the notation of moves and positions.
+#[derive(Clone, Copy)]
+struct Out {
+    json: bool,
+    notation: Notation,
 }
 
 /// Longest batch line read, in bytes without its line end: a FEN is at most a few hundred
@@ -278,10 +308,11 @@ fn answer_probe(
     tb: &Tablebase,
     rules: &Rules,
     f: &str,
-    json: bool,
+    how: Out,
     out: &mut dyn Write,
 ) -> Result<bool> {
-    match probe_one(tb, rules, f) {
+    let json = how.json;
+    match probe_one(tb, rules, f, how.notation) {
         Ok(a) => {
             if json {
                 writeln!(out, "{}", json_line(&a.json(f)))?;
@@ -309,12 +340,13 @@ fn answer_moves(
     tb: &Tablebase,
     rules: &Rules,
     f: &str,
-    json: bool,
+    how: Out,
     out: &mut dyn Write,
 ) -> Result<bool> {
+    let json = how.json;
     let ranked = (|| -> Result<_> {
         let pos = fen::parse(f, rules)?;
-        let a = probe_one(tb, rules, f)?;
+        let a = probe_one(tb, rules, f, how.notation)?;
         let ranked = if tb.materials(ValueKind::Dtw).is_empty() {
             tb.probe_moves_wld(&pos)?
         } else {
@@ -326,9 +358,9 @@ fn answer_moves(
             .iter()
             .map(|r| {
                 (
-                    pdn_in_for(rules, &r.mv, &all),
+                    notation_in(rules, how.notation, &r.mv, &all),
                     r.for_mover(),
-                    fen::write_customary(&r.mv.apply_unchecked(&pos), rules),
+                    fen::write_in(&r.mv.apply_unchecked(&pos), rules, how.notation),
                 )
             })
             .collect();
@@ -370,22 +402,28 @@ fn answer_line(
     tb: &Tablebase,
     rules: &Rules,
     f: &str,
-    json: bool,
+    how: Out,
     out: &mut dyn Write,
 ) -> Result<bool> {
-    match play_line(tb, rules, f) {
+    let json = how.json;
+    match play_line(tb, rules, f, how.notation) {
         Ok((steps, cut)) => {
             if json {
                 let moves: Vec<_> = steps
                     .iter()
-                    .map(|(m, d, after)| json!({"move": m, "dtw": d, "fen": after}))
+                    .map(|(m, v, after)| {
+                        json!({"move": m, "wld": v.wld.as_str(), "dtw": v.plies, "fen": after})
+                    })
                     .collect();
                 writeln!(out, "{}", json!({"fen": f, "line": moves, "cut": cut}))?;
             } else {
                 writeln!(out, "{f}")?;
-                for (i, (m, d, after)) in steps.iter().enumerate() {
-                    let d = d.map_or("draw".to_string(), |d| format!("{} left", plies(d)));
-                    writeln!(out, "{:>4}. {m:<12} {d:<16} {after}", i + 1)?;
+                for (i, (m, v, after)) in steps.iter().enumerate() {
+                    let v = match v.plies {
+                        Some(p) => format!("{} in {}", v.wld, plies(p)),
+                        None => v.wld.to_string(),
+                    };
+                    writeln!(out, "{:>4}. {m:<12} {v:<16} {after}", i + 1)?;
                 }
                 if cut {
                     writeln!(
@@ -406,12 +444,18 @@ fn answer_line(
 /// Most plies `--line` plays from a drawn position.
 const DRAW_LINE_PLIES: usize = 40;
 
-/// The best line from `f`: (move, plies left after it, FEN after it) per ply, until the game
-/// ends (or [`DRAW_LINE_PLIES`] plies of a draw).
-/// One ply of a best line: the move, the plies left after it (`None`: a draw), the FEN after.
-type Step = (String, Option<u16>, String);
+/// One ply of a best line: the move, its value for the mover (as `--moves` gives it: a win in
+/// 9 plies counting the move itself; a draw without distance), the FEN after it.
+type Step = (String, dtb_probe::Dtw, String);
 
-fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)> {
+/// The best line from `f` until the game ends (or [`DRAW_LINE_PLIES`] plies of a draw), and
+/// whether it was cut there.
+fn play_line(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    notation: Notation,
+) -> Result<(Vec<Step>, bool)> {
     let mut pos = fen::parse(f, rules)?;
     let mut steps = Vec::new();
     let start = tb.probe_dtw(&pos)?;
@@ -420,21 +464,17 @@ fn play_line(tb: &Tablebase, rules: &Rules, f: &str) -> Result<(Vec<Step>, bool)
         None => DRAW_LINE_PLIES,
     };
     while steps.len() < limit {
-        let Some((m, _)) = tb.best_move(&pos)? else {
+        let Some((m, mut value)) = tb.best_move(&pos)? else {
             break;
         };
+        if value.wld == Wld::Draw {
+            value.plies = None;
+        }
         let mut moves = Vec::new();
         legal_moves(rules, &pos, Counting::Unique, &mut moves);
-        let name = pdn_in_for(rules, &m, &moves);
+        let name = notation_in(rules, notation, &m, &moves);
         pos = m.apply_unchecked(&pos);
-        let after = if pos.pieces(pos.side_to_move().opponent()) == 0
-            || pos.pieces(pos.side_to_move()) == 0
-        {
-            Some(0)
-        } else {
-            tb.probe_dtw(&pos)?.plies
-        };
-        steps.push((name, after, fen::write_customary(&pos, rules)));
+        steps.push((name, value, fen::write_in(&pos, rules, notation)));
     }
     let cut = start.plies.is_none() && steps.len() == limit;
     Ok((steps, cut))
@@ -478,7 +518,7 @@ impl ProbeAnswer {
 /// The answer for one FEN. DTW and best move are `None` where the DTW tables are missing;
 /// where the directory holds DTW tables but one this position needs is missing, what can be
 /// answered is, and `missing` says what is not and why.
-fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
+fn probe_one(tb: &Tablebase, rules: &Rules, f: &str, notation: Notation) -> Result<ProbeAnswer> {
     let pos = fen::parse(f, rules)?;
     let wld = tb.probe_wld(&pos)?;
     // A directory without any DTW table is a WLD-only build: no distance is expected.
@@ -497,7 +537,7 @@ fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
         Ok(Some((m, d))) => {
             let mut moves = Vec::new();
             legal_moves(rules, &pos, Counting::Unique, &mut moves);
-            (agree(d)?, Some(pdn_in_for(rules, &m, &moves)))
+            (agree(d)?, Some(notation_in(rules, notation, &m, &moves)))
         }
         Ok(None) => (Some(0), None),
         Err(
@@ -533,7 +573,7 @@ fn probe_one(tb: &Tablebase, rules: &Rules, f: &str) -> Result<ProbeAnswer> {
     };
     // A draw has no distance, unless the game ends here drawn (a blocked side under
     // `blocked = draw` or `majority`): 0 plies, no move.
-    let dtw = if wld == dtb_probe::Wld::Draw && best.is_some() {
+    let dtw = if wld == Wld::Draw && best.is_some() {
         None
     } else {
         dtw
