@@ -1,9 +1,9 @@
 //! The answers of the JSON API, computed synchronously from a [`Tablebase`] (the server runs
 //! them off the async executor). Shapes are documented in README.md ("dtb serve").
 
-use dtb_probe::fen::{self, FenError};
+use dtb_probe::fen::{self, FenError, Notation};
 use dtb_probe::internal::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
+use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move};
 use dtb_probe::{Color, Dtw, Position, ProbeError, RankedMove, Rules, Tablebase, Wld};
 use serde_json::{json, Value};
 
@@ -104,6 +104,23 @@ pub fn fen_param(fen: Option<&str>) -> Result<&str, ApiError> {
     Ok(f)
 }
 
+/// The notation of a request's `notation=` (`numeric` or `algebraic`), by default the one the
+/// variant's players write ([`Notation::of`]: algebraic for Russian and Brazilian).
+///
+/// # Errors
+/// 400 for any other value.
+pub fn notation_param(rules: &Rules, notation: Option<&str>) -> Result<Notation, ApiError> {
+    match notation {
+        None => Ok(Notation::of(rules)),
+        Some(n) => Notation::parse(n).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "notation must be numeric or algebraic, not {}",
+                dtb_probe::quote(n)
+            ))
+        }),
+    }
+}
+
 fn plies(d: Dtw) -> Option<u16> {
     if d.wld == Wld::Draw {
         None
@@ -119,15 +136,22 @@ fn numbers(rules: &Rules, squares: &[u8]) -> Vec<u32> {
 /// One move as the API gives it. `wld` and `dtw` are the move's value for the side making it,
 /// as `dtb probe --moves`, Python's `moves()` and C's `dtb_moves_fen` give it
 /// ([`RankedMove::for_mover`]); `category` is lichess's: the position after the move, for its
-/// side to move (so `"category": "loss"` beside `"wld": "win"`).
-fn move_json(s: &Served, pos: &Position, ranked: &RankedMove, all: &[Move]) -> Value {
+/// side to move (so `"category": "loss"` beside `"wld": "win"`). `move` and `fen_after` are
+/// in `notation`; `from`, `to`, `path` and `captures` are square numbers whatever it is.
+fn move_json(
+    s: &Served,
+    pos: &Position,
+    ranked: &RankedMove,
+    all: &[Move],
+    notation: Notation,
+) -> Value {
     let r = &s.rules;
     let m = &ranked.mv;
     let mover = ranked.for_mover();
     let dtw = if s.has_dtw { plies(mover) } else { None };
     json!({
-        "move": pdn_in_for(r, m, all),
-        "fen_after": fen::write_for(&m.apply_unchecked(pos), r),
+        "move": notation_in(r, notation, m, all),
+        "fen_after": fen::write_in(&m.apply_unchecked(pos), r, notation),
         "wld": mover.wld.as_str(),
         "dtw": dtw,
         "category": ranked.after.wld.as_str(),
@@ -149,12 +173,13 @@ fn side_name(c: Color) -> &'static str {
 /// `GET /api/v1/{variant}?fen=`: the position's value and every legal move, best first, each
 /// with its value for the side making it (`wld`, `dtw`) and lichess's `category` of the
 /// position after it. A finished game (the side to move blocked or without pieces, or facing
-/// none) is a value with `"game_over": true` and no moves.
+/// none) is a value with `"game_over": true` and no moves. FEN and moves are written in
+/// `notation` (the FEN read may be in either).
 ///
 /// # Errors
 /// [`ApiError`]: 400 for a malformed FEN or an illegal position, 404 for a missing table,
 /// 500 for a damaged one.
-pub fn position(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
+pub fn position(s: &Served, fen_text: &str, notation: Notation) -> Result<Value, ApiError> {
     let pos = fen::parse(fen_text, &s.rules)?;
     let wld = s.tb.probe_wld(&pos)?;
     let ranked = if s.has_dtw {
@@ -181,10 +206,14 @@ pub fn position(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
     };
     let mut all = Vec::new();
     legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-    let moves: Vec<Value> = ranked.iter().map(|r| move_json(s, &pos, r, &all)).collect();
+    let moves: Vec<Value> = ranked
+        .iter()
+        .map(|r| move_json(s, &pos, r, &all, notation))
+        .collect();
     Ok(json!({
-        "fen": fen::write_for(&pos, &s.rules),
+        "fen": fen::write_in(&pos, &s.rules, notation),
         "variant": s.rules.name,
+        "notation": notation.name(),
         "side_to_move": side_name(pos.side_to_move()),
         "wld": wld.as_str(),
         "dtw": dtw,
@@ -200,7 +229,7 @@ pub fn position(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
 ///
 /// # Errors
 /// As [`position`].
-pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
+pub fn mainline(s: &Served, fen_text: &str, notation: Notation) -> Result<Value, ApiError> {
     let mut pos = fen::parse(fen_text, &s.rules)?;
     let start_wld = s.tb.probe_wld(&pos)?;
     if !s.has_dtw {
@@ -219,7 +248,7 @@ pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
         Wld::Loss => Some(side_name(pos.side_to_move().opponent())),
         Wld::Draw => None,
     };
-    let start_fen = fen::write_for(&pos, &s.rules);
+    let start_fen = fen::write_in(&pos, &s.rules, notation);
     let mut line = Vec::new();
     let mut all = Vec::new();
     while line.len() < limit {
@@ -227,13 +256,14 @@ pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
         let Some(best) = ranked.first() else { break };
         all.clear();
         legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-        line.push(move_json(s, &pos, best, &all));
+        line.push(move_json(s, &pos, best, &all, notation));
         pos = best.mv.apply_unchecked(&pos);
     }
     let cut = start.wld == Wld::Draw && line.len() == limit;
     Ok(json!({
         "fen": start_fen,
         "variant": s.rules.name,
+        "notation": notation.name(),
         "wld": start_wld.as_str(),
         "dtw": plies(start),
         "winner": winner,
@@ -244,8 +274,9 @@ pub fn mainline(s: &Served, fen_text: &str) -> Result<Value, ApiError> {
 
 /// `GET /api/v1/variants`: what the page needs to draw each served board: the variant, board
 /// side, largest piece count, whether distances are there, a sample position, and every
-/// playable square's number with its row and column on screen (row 0 at the top, Black's
-/// side; White plays up the board).
+/// playable square's number, algebraic name (`c3`) and its row and column on screen (row 0
+/// at the top, Black's side; White plays up the board), and the notation its players write
+/// (the API's default for it).
 pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
     let list: Vec<Value> = served
         .map(|s| {
@@ -256,7 +287,7 @@ pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
                 .map(|sq| {
                     let (row, col) = g.coords(sq);
                     let col = if mirrored { g.size - 1 - col } else { col };
-                    json!({"number": r.square_number(sq), "row": row, "col": col})
+                    json!({"number": r.square_number(sq), "name": fen::algebraic_name(sq, r), "row": row, "col": col})
                 })
                 .collect();
             squares.sort_by_key(|v| v["number"].as_u64());
@@ -265,7 +296,9 @@ pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
                 "board": r.board,
                 "max_pieces": s.tb.max_pieces(),
                 "dtw": s.has_dtw,
+                "notation": Notation::of(r).name(),
                 "example": example_fen(r),
+                "start": fen::write_in(&Position::start(r), r, Notation::of(r)),
                 "squares": squares,
             })
         })
@@ -300,19 +333,43 @@ mod tests {
         // International: 50 squares, 1 at the top on the second column, 50 bottom right.
         let sq = squares_of(Rules::INTERNATIONAL);
         assert_eq!(sq.len(), 50);
-        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 1}));
-        assert_eq!(sq[5], json!({"number": 6, "row": 1, "col": 0}));
-        assert_eq!(sq[49], json!({"number": 50, "row": 9, "col": 8}));
+        assert_eq!(
+            sq[0],
+            json!({"number": 1, "name": "b10", "row": 0, "col": 1})
+        );
+        assert_eq!(
+            sq[5],
+            json!({"number": 6, "name": "a9", "row": 1, "col": 0})
+        );
+        assert_eq!(
+            sq[49],
+            json!({"number": 50, "name": "i1", "row": 9, "col": 8})
+        );
         // Italian: the mirrored board, 1 = a8 (top left), 32 = h1.
         let it = Rules::by_name("italian").unwrap();
         let sq = squares_of(it);
-        assert_eq!(sq[0], json!({"number": 1, "row": 0, "col": 0}));
-        assert_eq!(sq[31], json!({"number": 32, "row": 7, "col": 7}));
+        assert_eq!(
+            sq[0],
+            json!({"number": 1, "name": "a8", "row": 0, "col": 0})
+        );
+        assert_eq!(
+            sq[31],
+            json!({"number": 32, "name": "h1", "row": 7, "col": 7})
+        );
         // Spanish: numbered from White's side, 1 = h1 (bottom right), 4 = b1, 5 = g2.
         let sq = squares_of(Rules::by_name("spanish").unwrap());
-        assert_eq!(sq[0], json!({"number": 1, "row": 7, "col": 7}));
-        assert_eq!(sq[3], json!({"number": 4, "row": 7, "col": 1}));
-        assert_eq!(sq[4], json!({"number": 5, "row": 6, "col": 6}));
+        assert_eq!(
+            sq[0],
+            json!({"number": 1, "name": "h1", "row": 7, "col": 7})
+        );
+        assert_eq!(
+            sq[3],
+            json!({"number": 4, "name": "b1", "row": 7, "col": 1})
+        );
+        assert_eq!(
+            sq[4],
+            json!({"number": 5, "name": "g2", "row": 6, "col": 6})
+        );
         // Every board: the playable squares are the dark ones, one per (row, col).
         for r in Rules::PRESETS {
             let sq = squares_of(*r);
@@ -340,7 +397,22 @@ mod tests {
         assert_eq!(e.status(), 400);
         // An empty tablebase: every position is a missing table, 404.
         let s = Served::new(Tablebase::new(Rules::ENGLISH));
-        assert_eq!(position(&s, "W:WK32:BK26").unwrap_err().status(), 404);
-        assert_eq!(mainline(&s, "W:WK32:BK26").unwrap_err().status(), 404);
+        let n = Notation::Numbers;
+        assert_eq!(position(&s, "W:WK32:BK26", n).unwrap_err().status(), 404);
+        assert_eq!(mainline(&s, "W:WK32:BK26", n).unwrap_err().status(), 404);
+        let e = &Rules::ENGLISH;
+        let ru = &Rules::RUSSIAN;
+        assert_eq!(notation_param(e, None), Ok(Notation::Numbers));
+        assert_eq!(notation_param(ru, None), Ok(Notation::Algebraic));
+        assert_eq!(
+            notation_param(&Rules::BRAZILIAN, None),
+            Ok(Notation::Algebraic)
+        );
+        assert_eq!(notation_param(ru, Some("numeric")), Ok(Notation::Numbers));
+        assert_eq!(
+            notation_param(e, Some("algebraic")),
+            Ok(Notation::Algebraic)
+        );
+        assert_eq!(notation_param(e, Some("x")).unwrap_err().status(), 400);
     }
 }

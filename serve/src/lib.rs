@@ -314,9 +314,11 @@ async fn variants(State(app): State<Arc<App>>) -> Response {
 #[derive(Deserialize)]
 struct FenQuery {
     fen: Option<String>,
+    /// `numeric` or `algebraic` (default: the variant's players' notation).
+    notation: Option<String>,
 }
 
-type Handler = fn(&Served, &str) -> Result<Value, ApiError>;
+type Handler = fn(&Served, &str, dtb_probe::fen::Notation) -> Result<Value, ApiError>;
 
 async fn position(
     State(app): State<Arc<App>>,
@@ -351,9 +353,14 @@ async fn answer(
             ),
         );
     };
-    let fen = match &query {
-        Ok(Query(q)) => match api::fen_param(q.fen.as_deref()) {
-            Ok(f) => f.to_string(),
+    let (fen, notation) = match &query {
+        Ok(Query(q)) => match api::fen_param(q.fen.as_deref()).and_then(|f| {
+            Ok((
+                f.to_string(),
+                api::notation_param(&served.rules, q.notation.as_deref())?,
+            ))
+        }) {
+            Ok(v) => v,
             Err(e) => return api_error_response(&e, &variant),
         },
         Err(e) => {
@@ -366,7 +373,7 @@ async fn answer(
     let what = format!("{variant} {fen}");
     let result = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        f(&served, &fen)
+        f(&served, &fen, notation)
     })
     .await;
     match result {
