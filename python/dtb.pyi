@@ -40,24 +40,30 @@ class Probe:
     is over, lost by the side with no move or no pieces); None for a draw or in a directory
     without distance tables."""
     best_move: Optional[str]
-    """The best move in PDN; None when the side to move has no move or the game is over."""
+    """The best move in the Tablebase's notation ("32-27", or "c3-b4" for Russian and
+    Brazilian); None when the side to move has no move or the game is over."""
 
 class Move:
     """One legal move with its value for the side making it."""
 
     move: str
+    """In the Tablebase's notation: "32-27", "22x15"; algebraic "c3-b4", "c3:e5"."""
     wld: Wld
     dtw: Optional[int]
     """Plies to the end counted from before the move, best play after it."""
     fen: str
-    """The position after the move."""
+    """The position after the move, in the Tablebase's notation."""
 
 class Step:
-    """One ply of a best line (Tablebase.line)."""
+    """One ply of a best line (Tablebase.line), valued as a Move is: for the side making it,
+    the same numbers as ``dtb probe --line --json`` and the HTTP API's mainline give."""
 
     move: str
+    wld: Wld
+    """For the mover: "win", "loss" alternate along a decisive line."""
     dtw: Optional[int]
-    """Plies left to the end of the game after the move; None for a draw."""
+    """Plies to the end of the game counted from before the move (9, 8, ..., 1 along a win
+    in 9), as moves() gives the best move; None for a draw."""
     fen: str
     """The position after the move."""
 
@@ -70,13 +76,20 @@ class Tablebase:
         dir: Union[str, "os.PathLike[str]"],
         variant: str = "english",
         cache_bytes: int = 64 << 20,
+        notation: Optional[Literal["numeric", "algebraic"]] = None,
     ) -> None:
-        """Raises FileNotFoundError (no such directory, or no tables of the variant in it;
-        the message says how to build them) or ValueError (unknown variant)."""
+        """``notation``: how moves and FEN are written; by default as the variant's players
+        write them (algebraic squares for Russian and Brazilian, numbers for the others).
+        FEN arguments may be in either. Raises FileNotFoundError (no such directory, or no
+        tables of the variant in it; the message says how to build them) or ValueError
+        (unknown variant or notation)."""
     @property
     def variant(self) -> str: ...
     @property
     def max_pieces(self) -> int: ...
+    @property
+    def notation(self) -> Literal["numeric", "algebraic"]:
+        """How moves and FEN are written."""
     def probe(self, fen: str) -> Probe:
         """Raises FenError, PositionError, MissingTableError, TableError."""
     def moves(self, fen: str) -> List[Move]:

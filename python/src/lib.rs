@@ -16,8 +16,9 @@
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
+use dtb_probe::fen::Notation;
 use dtb_probe::internal::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
+use dtb_probe::movegen::{legal_moves, notation_in, Counting};
 use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Wld};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyTypeError, PyValueError};
@@ -157,13 +158,17 @@ impl RankedMove {
     }
 }
 
-/// One ply of a best line ([`Tablebase::line`]).
+/// One ply of a best line ([`Tablebase::line`]), valued as a [`RankedMove`] is: for the side
+/// making it.
 #[pyclass(name = "Step", frozen, module = "dtb", get_all)]
 #[derive(Clone)]
 struct LineStep {
     /// The move in PDN ("32-27").
     r#move: String,
-    /// Plies left to the end of the game after the move; None for a draw.
+    /// "win", "draw" or "loss" for the mover.
+    wld: &'static str,
+    /// Plies to the end of the game counted from before the move, as `moves()` gives the
+    /// best move (9, 8, ... down to 1 along a win in 9); None for a draw.
     dtw: Option<u16>,
     /// The position after the move, as FEN.
     fen: String,
@@ -173,8 +178,9 @@ struct LineStep {
 impl LineStep {
     fn __repr__(&self) -> String {
         format!(
-            "Step(move={:?}, dtw={}, fen={:?})",
+            "Step(move={:?}, wld={:?}, dtw={}, fen={:?})",
             self.r#move,
+            self.wld,
             self.dtw.map_or("None".into(), |d| d.to_string()),
             self.fen
         )
@@ -188,6 +194,8 @@ struct Tablebase {
     tb: RwLock<Option<Arc<dtb_probe::Tablebase>>>,
     rules: Rules,
     dir: PathBuf,
+    /// How moves and the positions after them are written.
+    notation: Notation,
 }
 
 /// A text argument (a FEN, a variant): a Python `str`, else a TypeError in Python's words
@@ -244,7 +252,11 @@ fn value(tb: &dtb_probe::Tablebase, pos: &Position) -> Result<Dtw, Failure> {
     }
 }
 
-fn probe_one(tb: &dtb_probe::Tablebase, text: &str) -> Result<ProbeValue, Failure> {
+fn probe_one(
+    tb: &dtb_probe::Tablebase,
+    text: &str,
+    notation: Notation,
+) -> Result<ProbeValue, Failure> {
     let pos = parse(tb, text)?;
     let v = value(tb, &pos)?;
     let ranked = if has_dtw(tb) {
@@ -256,7 +268,7 @@ fn probe_one(tb: &dtb_probe::Tablebase, text: &str) -> Result<ProbeValue, Failur
         Ok(r) => r.first().map(|r| {
             let mut all = Vec::new();
             legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
-            pdn_in_for(tb.rules(), &r.mv, &all)
+            notation_in(tb.rules(), notation, &r.mv, &all)
         }),
         Err(ProbeError::MissingTable { .. }) => None,
         Err(e) => return Err(Failure::of_probe(e)),
@@ -274,7 +286,11 @@ fn probe_one(tb: &dtb_probe::Tablebase, text: &str) -> Result<ProbeValue, Failur
 const DRAW_LINE_PLIES: usize = 40;
 
 /// The best line from `text` to the end of the game, as `dtb probe --line` plays it.
-fn play_line(tb: &dtb_probe::Tablebase, text: &str) -> Result<Vec<LineStep>, Failure> {
+fn play_line(
+    tb: &dtb_probe::Tablebase,
+    text: &str,
+    notation: Notation,
+) -> Result<Vec<LineStep>, Failure> {
     let mut pos = parse(tb, text)?;
     if !has_dtw(tb) {
         return Err(Failure::Missing(
@@ -288,24 +304,19 @@ fn play_line(tb: &dtb_probe::Tablebase, text: &str) -> Result<Vec<LineStep>, Fai
     let mut steps = Vec::new();
     let mut all = Vec::new();
     while steps.len() < limit {
-        let Some((m, _)) = tb.best_move(&pos).map_err(Failure::of_probe)? else {
+        // The move's value for the mover, as moves() gives it.
+        let Some((m, v)) = tb.best_move(&pos).map_err(Failure::of_probe)? else {
             break;
         };
         all.clear();
         legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
-        let name = pdn_in_for(tb.rules(), &m, &all);
+        let name = notation_in(tb.rules(), notation, &m, &all);
         pos = m.apply_unchecked(&pos);
-        let dtw = if pos.pieces(pos.side_to_move().opponent()) == 0
-            || pos.pieces(pos.side_to_move()) == 0
-        {
-            Some(0)
-        } else {
-            tb.probe_dtw(&pos).map_err(Failure::of_probe)?.plies
-        };
         steps.push(LineStep {
             r#move: name,
-            dtw,
-            fen: fen::write_for(&pos, tb.rules()),
+            wld: v.wld.as_str(),
+            dtw: if v.wld == Wld::Draw { None } else { v.plies },
+            fen: fen::write_in(&pos, tb.rules(), notation),
         });
     }
     Ok(steps)
@@ -314,15 +325,31 @@ fn play_line(tb: &dtb_probe::Tablebase, text: &str) -> Result<Vec<LineStep>, Fai
 #[pymethods]
 impl Tablebase {
     /// Open the tables of `variant` (a preset name, as `dtb variants` lists them) in `dir`,
-    /// with a block cache of about `cache_bytes` bytes.
+    /// with a block cache of about `cache_bytes` bytes. `notation` ("numeric" or "algebraic")
+    /// is how moves and positions are written; by default as the variant's players write
+    /// them (algebraic for Russian and Brazilian).
     #[new]
-    #[pyo3(signature = (dir, variant = Text("english".into()), cache_bytes = 64 << 20))]
-    fn new(dir: PathBuf, variant: Text, cache_bytes: usize) -> PyResult<Tablebase> {
+    #[pyo3(signature = (dir, variant = Text("english".into()), cache_bytes = 64 << 20, notation = None))]
+    fn new(
+        dir: PathBuf,
+        variant: Text,
+        cache_bytes: usize,
+        notation: Option<Text>,
+    ) -> PyResult<Tablebase> {
         let variant = variant.0.as_str();
         // A preset's name, or a preset with FIELD=VALUE overrides (as `dtb --variant`).
         let rules = Rules::parse(variant).map_err(|e| {
             PyValueError::new_err(format!("variant {}: {e}", dtb_probe::quote(variant)))
         })?;
+        let notation = match notation {
+            None => Notation::of(&rules),
+            Some(Text(n)) => Notation::parse(&n).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "notation {}: expected \"numeric\" or \"algebraic\"",
+                    dtb_probe::quote(&n)
+                ))
+            })?,
+        };
         if !dir.is_dir() {
             return Err(PyFileNotFoundError::new_err(format!(
                 "table directory {} does not exist or is not a directory",
@@ -344,6 +371,7 @@ impl Tablebase {
             rules: *tb.rules(),
             tb: RwLock::new(Some(Arc::new(tb))),
             dir,
+            notation,
         })
     }
 
@@ -351,6 +379,12 @@ impl Tablebase {
     #[getter]
     fn variant(&self) -> &'static str {
         self.rules.name
+    }
+
+    /// How moves and positions are written: "numeric" or "algebraic".
+    #[getter]
+    fn notation(&self) -> &'static str {
+        self.notation.name()
     }
 
     /// The largest number of pieces of any table found.
@@ -362,22 +396,25 @@ impl Tablebase {
     /// Win/loss/draw, distance in plies and best move of the position in PDN FEN.
     fn probe(&self, py: Python<'_>, fen: Text) -> PyResult<ProbeValue> {
         let tb = self.open()?;
-        py.allow_threads(|| probe_one(&tb, &fen.0))
+        let notation = self.notation;
+        py.allow_threads(|| probe_one(&tb, &fen.0, notation))
             .map_err(Failure::into_py)
     }
 
     /// The best line from the position to the end of the game, as `dtb probe --line` plays
-    /// it: one Step (move, plies left after it, FEN after it) a ply; a drawn position's line
-    /// stops after 40 plies. Needs the DTW tables.
+    /// it: one Step a ply (the move, its value for the mover as `moves()` gives it, the FEN
+    /// after it); a drawn position's line stops after 40 plies. Needs the DTW tables.
     fn line(&self, py: Python<'_>, fen: Text) -> PyResult<Vec<LineStep>> {
         let tb = self.open()?;
-        py.allow_threads(|| play_line(&tb, &fen.0))
+        let notation = self.notation;
+        py.allow_threads(|| play_line(&tb, &fen.0, notation))
             .map_err(Failure::into_py)
     }
 
     /// Every legal move with its value for the mover and the position after it, best first.
     fn moves(&self, py: Python<'_>, fen: Text) -> PyResult<Vec<RankedMove>> {
         let tb = self.open()?;
+        let notation = self.notation;
         py.allow_threads(|| -> Result<Vec<RankedMove>, Failure> {
             let tb = &*tb;
             let pos = parse(tb, &fen.0)?;
@@ -394,10 +431,10 @@ impl Tablebase {
                 .map(|r| {
                     let v = r.for_mover();
                     RankedMove {
-                        r#move: pdn_in_for(tb.rules(), &r.mv, &all),
+                        r#move: notation_in(tb.rules(), notation, &r.mv, &all),
                         wld: v.wld.as_str(),
                         dtw: if v.wld == Wld::Draw { None } else { v.plies },
-                        fen: fen::write_for(&r.mv.apply_unchecked(&pos), tb.rules()),
+                        fen: fen::write_in(&r.mv.apply_unchecked(&pos), tb.rules(), notation),
                     }
                 })
                 .collect())
@@ -429,11 +466,14 @@ impl Tablebase {
                 .map_err(|e| PyTypeError::new_err(format!("fens[{i}]: {}", e.value(py))))?;
             texts.push(text.0);
         }
+        let notation = self.notation;
         py.allow_threads(|| {
             texts
                 .iter()
                 .enumerate()
-                .map(|(i, f)| probe_one(&tb, f).map_err(|e| e.with_context(&format!("fens[{i}]"))))
+                .map(|(i, f)| {
+                    probe_one(&tb, f, notation).map_err(|e| e.with_context(&format!("fens[{i}]")))
+                })
                 .collect::<Result<Vec<_>, _>>()
         })
         .map_err(Failure::into_py)

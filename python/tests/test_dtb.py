@@ -141,8 +141,15 @@ def test_type_stubs_are_installed():
 def test_line_is_the_best_line_to_the_end(tb):
     steps = tb.line("W:WK32:BK26")
     assert len(steps) == 9
-    assert (steps[0].move, steps[0].dtw, steps[0].fen) == ("32-27", 8, "B:WK27:BK26")
-    assert [s.dtw for s in steps] == [8, 7, 6, 5, 4, 3, 2, 1, 0]
+    # Each step is valued for its mover, as moves() values the best move (issue 36).
+    assert (steps[0].move, steps[0].wld, steps[0].dtw, steps[0].fen) == (
+        "32-27",
+        "win",
+        9,
+        "B:WK27:BK26",
+    )
+    assert [s.dtw for s in steps] == [9, 8, 7, 6, 5, 4, 3, 2, 1]
+    assert [s.wld for s in steps] == ["win", "loss"] * 4 + ["win"]
     assert steps[-1].fen.endswith(":B")
     # Each step is the best move of the position before it.
     before = "W:WK32:BK26"
@@ -151,7 +158,7 @@ def test_line_is_the_best_line_to_the_end(tb):
         before = s.fen
     assert "Step(move=" in repr(steps[0])
     draw = tb.line("B:WK32:BK26")
-    assert len(draw) == 40 and all(s.dtw is None for s in draw)
+    assert len(draw) == 40 and all(s.dtw is None and s.wld == "draw" for s in draw)
     assert tb.line("W:WK32:B") == []
 
 
@@ -264,3 +271,75 @@ def test_a_moves_value_is_the_movers_as_in_the_cli(tb):
         cli = [(m["move"], m["wld"], m["dtw"]) for m in json.loads(line)["moves"]]
         ours = [(m.move, m.wld, m.dtw) for m in tb.moves(fen)]
         assert ours == cli and ours, fen
+
+
+def test_a_lines_values_are_the_movers_as_in_the_cli(tb):
+    """Issue 36: line() gives the same moves, values and positions as `dtb probe --line
+    --json` (whose test holds it to the HTTP mainline), each step's value the mover's, the
+    value moves() gives the best move of the position before it."""
+    import json
+    import subprocess
+
+    fens = ["W:WK32:BK26", "B:WK32:BK26", "W:W22,K1:B18,K3", "B:WK1,19:BK7"]
+    binary = os.environ.get("DTB_BIN")
+    if not binary:
+        pytest.skip("DTB_BIN (the dtb binary, set by python/run-tests.sh) is not set")
+    out = subprocess.run(
+        [binary, "probe", "--json", "--line", "--dir", TABLES, *fens],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert len(out.splitlines()) == len(fens)
+    for fen, line in zip(fens, out.splitlines()):
+        cli = [(m["move"], m["wld"], m["dtw"], m["fen"]) for m in json.loads(line)["line"]]
+        ours = [(s.move, s.wld, s.dtw, s.fen) for s in tb.line(fen)]
+        assert ours == cli and ours, fen
+        before = fen
+        for s in tb.line(fen):
+            best = tb.moves(before)[0]
+            assert (best.move, best.wld, best.dtw) == (s.move, s.wld, s.dtw), before
+            before = s.fen
+
+
+def test_notation_is_the_players_unless_asked(tb, tmp_path):
+    """Issue 36: moves and positions in the notation the variant's players write: numbers
+    for English unless notation="algebraic" is asked; algebraic for Russian (c3-b4) unless
+    notation="numeric" is; FEN input in either."""
+    import subprocess
+
+    assert tb.notation == "numeric"
+    with dtb.Tablebase(TABLES, "english", notation="algebraic") as alg:
+        assert alg.notation == "algebraic"
+        # 32 is g1, 27 f2, 26 d2 on the standard board.
+        assert alg.probe("W:WK32:BK26").best_move == "g1-f2"
+        assert alg.probe("W:WKg1:BKd2").best_move == "g1-f2"
+        assert (alg.moves("W:WK32:BK26")[0].move, alg.moves("W:WK32:BK26")[0].fen) == (
+            "g1-f2",
+            "B:WKf2:BKd2",
+        )
+        assert alg.line("W:WK32:BK26")[0].move == "g1-f2"
+    with pytest.raises(ValueError, match="numeric"):
+        dtb.Tablebase(TABLES, "english", notation="pdn")
+    binary = os.environ.get("DTB_BIN")
+    if not binary:
+        pytest.skip("DTB_BIN (the dtb binary, set by python/run-tests.sh) is not set")
+    for variant in ["russian", "brazilian"]:
+        d = tmp_path / variant
+        subprocess.run(
+            [binary, "gen", "--variant", variant, "--pieces", "2", "--out", str(d)],
+            check=True,
+            capture_output=True,
+        )
+        with dtb.Tablebase(d, variant) as ru:
+            assert ru.notation == "algebraic"
+            p = ru.probe("W:Wc3:Bf6")
+            assert p.best_move in ("c3-b4", "c3-d4"), p
+            assert ru.probe("W:W22:B11") == dtb.Tablebase(d, variant).probe("W:W22:B11")
+            m = ru.moves("W:W22:B11")
+            assert all("-" in x.move and x.move[0].isalpha() for x in m), m
+            assert all(x.fen.startswith("B:W") and x.fen[3].isalpha() for x in m), m
+        with dtb.Tablebase(d, variant, notation="numeric") as num:
+            assert num.notation == "numeric"
+            assert num.probe("W:Wc3:Bf6").best_move in ("22-17", "22-18")
+            assert all(x.move[0].isdigit() for x in num.moves("W:Wc3:Bf6"))
