@@ -509,6 +509,69 @@ fn a_moves_value_is_the_movers_in_the_cli_and_the_api() {
     }
 }
 
+/// Issue 36: a line's steps carry the mover's value on every surface, as its moves do:
+/// `dtb probe --line --json` and the API's mainline give the same move, `wld`, `dtw` (9, 8,
+/// ... for a win in 9; a draw without distance) and position after each ply.
+#[test]
+fn a_lines_values_are_the_movers_in_the_cli_and_the_api() {
+    let server = english_server();
+    let fens = [
+        "W:WK32:BK26",
+        "B:WK32:BK26",
+        "W:W22,K1:B18,K3",
+        "B:WK1,19:BK7",
+    ];
+    let out = Command::new(DTB)
+        .args(["probe", "--json", "--line", "--dir"])
+        .arg(english())
+        .args(fens)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let cli: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(cli.len(), fens.len());
+    let steps = |line: &Value, fen_key: &str| -> Vec<(String, String, Value, String)> {
+        line.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["wld"].as_str().unwrap().to_string(),
+                    m["dtw"].clone(),
+                    m[fen_key].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    for (f, c) in fens.iter().zip(&cli) {
+        let (status, v) = server.api(&format!("/api/v1/english/mainline?fen={}", q(f)));
+        assert_eq!(status, 200, "{f}: {v}");
+        let http = steps(&v["mainline"], "fen_after");
+        assert!(!http.is_empty(), "{f}");
+        assert_eq!(steps(&c["line"], "fen"), http, "{f}");
+        assert_eq!(c["cut"], v["cut"], "{f}");
+    }
+    let win: Vec<Value> = cli[0]["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["dtw"].clone())
+        .collect();
+    assert_eq!(win, (1..=9).rev().map(|d| json!(d)).collect::<Vec<_>>());
+    assert_eq!(cli[0]["line"][0]["move"], "32-27");
+    assert_eq!(cli[0]["line"][1]["wld"], "loss");
+    assert!(cli[1]["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["wld"] == "draw" && s["dtw"].is_null()));
+}
+
 #[test]
 fn answers_are_cacheable_with_cors() {
     let server = english_server();
@@ -555,8 +618,21 @@ fn answers_are_cacheable_with_cors() {
     assert_eq!(e["max_pieces"], 4);
     let squares = e["squares"].as_array().unwrap();
     assert_eq!(squares.len(), 32);
-    assert_eq!(squares[0], json!({"number": 1, "row": 0, "col": 1}));
-    assert_eq!(squares[31], json!({"number": 32, "row": 7, "col": 6}));
+    assert_eq!(
+        squares[0],
+        json!({"number": 1, "name": "b8", "row": 0, "col": 1})
+    );
+    assert_eq!(
+        squares[31],
+        json!({"number": 32, "name": "g1", "row": 7, "col": 6})
+    );
+    assert_eq!(
+        (&e["notation"], &e["start"]),
+        (
+            &json!("numeric"),
+            &json!("B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12")
+        )
+    );
 
     // The page and its assets come from the binary.
     let r = server.get("/");
@@ -745,6 +821,197 @@ fn two_variants_at_once() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
+}
+
+/// Brazilian 2-piece tables, built once per run.
+fn brazilian() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        build_tables(
+            Rules::by_name("brazilian").unwrap(),
+            2,
+            "dtb-serve-brazilian-2",
+        )
+    })
+}
+
+/// `dtb probe ARGS --json` for one position: its answer.
+fn probe_json(args: &[&str]) -> Value {
+    let out = Command::new(DTB)
+        .arg("probe")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Issue 36: each variant in its players' notation. Russian and Brazilian answer in
+/// algebraic squares by default (`c3-b4`, `c3:e5`, FEN `W:Wc3:Bf6`) on the command line
+/// (text and --json) and over HTTP, in numbers on request (`--notation numeric`,
+/// `notation=numeric`); English answers in numbers, algebraic on request; a FEN in either
+/// notation is read.
+#[test]
+fn each_variant_in_its_players_notation() {
+    let server = Server::start(&[
+        "--dir",
+        english().to_str().unwrap(),
+        "--variant",
+        "english",
+        "--dir",
+        russian().to_str().unwrap(),
+        "--variant",
+        "russian",
+        "--dir",
+        brazilian().to_str().unwrap(),
+        "--variant",
+        "brazilian",
+    ]);
+    let (_, v) = server.api("/api/v1/variants");
+    let notations: Vec<(&str, &str)> = v["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap(), e["notation"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        notations,
+        [
+            ("brazilian", "algebraic"),
+            ("english", "numeric"),
+            ("russian", "algebraic")
+        ]
+    );
+    assert_eq!(
+        v["variants"][2]["squares"][21],
+        json!({"number": 22, "name": "c3", "row": 5, "col": 2})
+    );
+    for (variant, dir) in [("russian", russian()), ("brazilian", brazilian())] {
+        let dir = dir.to_str().unwrap();
+        for f in ["W:Wc3:Bf6", "W:W22:B11"] {
+            // The command line, text: `best c3-b4` (or c3-d4: both win or both draw alike).
+            let out = Command::new(DTB)
+                .args(["probe", "--variant", variant, "--dir", dir, f])
+                .output()
+                .unwrap();
+            let text = String::from_utf8(out.stdout).unwrap();
+            assert!(
+                text.contains("  best c3-b4") || text.contains("  best c3-d4"),
+                "{variant}: {text}"
+            );
+            let alg = probe_json(&["--variant", variant, "--dir", dir, "--moves", f]);
+            let num = probe_json(&[
+                "--variant",
+                variant,
+                "--dir",
+                dir,
+                "--moves",
+                "--notation",
+                "numeric",
+                f,
+            ]);
+            let moves = |o: &Value, key: &str| -> Vec<String> {
+                o["moves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|m| m[key].as_str().unwrap().to_string())
+                    .collect()
+            };
+            let mut a = moves(&alg, "move");
+            a.sort();
+            assert_eq!(a, ["c3-b4", "c3-d4"], "{variant}");
+            let mut n = moves(&num, "move");
+            n.sort();
+            assert_eq!(n, ["22-17", "22-18"], "{variant}");
+            assert!(
+                moves(&alg, "fen").contains(&"B:Wb4:Bf6".to_string()),
+                "{alg}"
+            );
+            assert!(
+                moves(&num, "fen").contains(&"B:W17:B11".to_string()),
+                "{num}"
+            );
+            // HTTP: the same, `notation=numeric` on request.
+            let (s, h) = server.api(&format!("/api/v1/{variant}?fen={}", q(f)));
+            assert_eq!(s, 200, "{h}");
+            assert_eq!(
+                (&h["fen"], &h["notation"]),
+                (&json!("W:Wc3:Bf6"), &json!("algebraic"))
+            );
+            assert_eq!(
+                h["moves"][0]["move"], alg["moves"][0]["move"],
+                "{variant}: HTTP and CLI agree"
+            );
+            let (s, h) = server.api(&format!("/api/v1/{variant}?fen={}&notation=numeric", q(f)));
+            assert_eq!(s, 200, "{h}");
+            assert_eq!(h["fen"], "W:W22:B11");
+            assert_eq!(h["moves"][0]["move"], num["moves"][0]["move"]);
+            assert_eq!(h["moves"][0]["from"], 22, "squares stay numbers");
+        }
+        // A capture: c3:e5 (22x15).
+        let f = "W:Wc3:Bd4";
+        let alg = probe_json(&["--variant", variant, "--dir", dir, f]);
+        assert_eq!(alg["best_move"], "c3:e5", "{variant}");
+        let num = probe_json(&[
+            "--variant",
+            variant,
+            "--dir",
+            dir,
+            "--notation",
+            "numeric",
+            f,
+        ]);
+        assert_eq!(num["best_move"], "22x15", "{variant}");
+        let (_, h) = server.api(&format!("/api/v1/{variant}/mainline?fen={}", q(f)));
+        assert_eq!(h["mainline"][0]["move"], "c3:e5");
+        assert_eq!(h["mainline"][0]["fen_after"], "B:We5:B");
+    }
+    // English stays in numbers; algebraic on request (32 is g1, 27 f2, 26 d2).
+    let e = english().to_str().unwrap();
+    let num = probe_json(&["--dir", e, "--line", "W:WK32:BK26"]);
+    assert_eq!(num["line"][0]["move"], "32-27");
+    let alg = probe_json(&[
+        "--dir",
+        e,
+        "--line",
+        "--notation",
+        "algebraic",
+        "W:WKg1:BKd2",
+    ]);
+    assert_eq!(alg["line"][0]["move"], "g1-f2");
+    assert_eq!(alg["line"][0]["fen"], "B:WKf2:BKd2");
+    let (_, h) = server.api(&format!("/api/v1/english?fen={}", q("W:WK32:BK26")));
+    assert_eq!(
+        (&h["fen"], &h["moves"][0]["move"]),
+        (&json!("W:WK32:BK26"), &json!("32-27"))
+    );
+    let (_, h) = server.api(&format!(
+        "/api/v1/english?fen={}&notation=algebraic",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(
+        (&h["fen"], &h["moves"][0]["move"]),
+        (&json!("W:WKg1:BKd2"), &json!("g1-f2"))
+    );
+    let (s, h) = server.api(&format!(
+        "/api/v1/english?fen={}&notation=pdn",
+        q("W:WK32:BK26")
+    ));
+    assert_eq!(
+        (s, &h["error"]),
+        (
+            400,
+            &json!("notation must be numeric or algebraic, not \"pdn\"")
+        )
+    );
+    // A bad --notation is a usage error.
+    let out = Command::new(DTB)
+        .args(["probe", "--dir", e, "--notation", "pdn", "W:WK32:BK26"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }
 
 /// Issue 36: with no --dir, `dtb serve` reads `tables`, as every other command does; one
@@ -1266,17 +1533,29 @@ fn browser_plays_a_move_by_clicking() {
     eprintln!("screenshot: {}", path.display());
 
     // A Russian king on 23 can take 12 and 3, or 16 and 7, to land on 21: clicking 23 then
-    // 21 offers both captures; choosing the second plays it.
+    // 21 offers both captures; choosing the second plays it. The page writes Russian as its
+    // players do (issue 36): algebraic squares, e3:g5:e7:a3 for 23x16x7x21.
     let capture = "W:WK23:B8,K11,17,K19";
     driver.session(
         "POST",
         "/url",
         json!({"url": format!("http://{}/?variant=russian&fen={}", server.addr, q(capture))}),
     );
-    driver.wait_for(&format!(
-        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{capture}'"
-    ));
     let (_, v) = server.api(&format!("/api/v1/russian?fen={}", q(capture)));
+    assert_eq!(v["fen"], "W:WKe3:Bb4,Kf4,Kf6,g7");
+    driver.wait_for(&format!(
+        "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{}'",
+        v["fen"].as_str().unwrap()
+    ));
+    // Files and ranks along the edges, no square numbers.
+    assert_eq!(
+        driver.script(
+            "return [Array.from(document.querySelectorAll('#board .coord.file')).map(t => t.textContent).join(''), \
+             Array.from(document.querySelectorAll('#board .coord.rank')).map(t => t.textContent).join(''), \
+             document.querySelectorAll('#board .num').length]"
+        ),
+        json!(["abcdefgh", "87654321", 0])
+    );
     let to21: Vec<&Value> = v["moves"]
         .as_array()
         .unwrap()
@@ -1300,10 +1579,14 @@ fn browser_plays_a_move_by_clicking() {
         .map(|s| s.as_str().unwrap().to_string())
         .collect();
     offered.sort();
-    assert_eq!(offered, ["23x12x3x21", "23x16x7x21"]);
-    let chosen = to21.iter().find(|m| m["move"] == "23x16x7x21").unwrap();
+    let mut want: Vec<&str> = to21.iter().map(|m| m["move"].as_str().unwrap()).collect();
+    want.sort();
+    assert_eq!(offered, want);
+    assert_eq!(want, ["e3:g5:e7:a3", "e3:h6:f8:a3"]);
+    let chosen = to21.iter().find(|m| m["move"] == "e3:g5:e7:a3").unwrap();
+    assert_eq!(chosen["path"], json!([16, 7, 21]));
     let after = chosen["fen_after"].as_str().unwrap();
-    driver.click("#choice button[data-move=\"23x16x7x21\"]");
+    driver.click("#choice button[data-move=\"e3:g5:e7:a3\"]");
     driver.wait_for(&format!(
         "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{after}'"
     ));
@@ -1365,4 +1648,148 @@ fn browser_plays_a_move_by_clicking() {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-10x10.png");
     std::fs::write(&path, &png).unwrap();
     eprintln!("screenshot: {}", path.display());
+}
+
+/// Issue 36: a position set up by clicks. "Set up a position" opens the palette; "Start
+/// position" and "Clear board" fill and empty the board; the palette's white king on 32 and
+/// black king on 26 give `W:WK32:BK26`, whose value the page shows (win in 9); Black to move
+/// (a click on the side's option) makes it a draw; "empty" on 26 leaves a finished game;
+/// "Done" plays on from the position set up. "Flip board" turns the board round (square 32,
+/// bottom right, goes to the top left) and back. Screenshot: serve-browser-setup.png.
+#[test]
+fn browser_sets_a_position_up_by_clicking_and_flips_the_board() {
+    let Some(driver) = browser() else { return };
+    let server = english_server();
+    let url = format!(
+        "http://{}/?variant=english&fen={}",
+        server.addr,
+        q("W:W22:B9")
+    );
+    driver.session("POST", "/url", json!({ "url": url }));
+    driver.wait_for("return document.body.dataset.state === 'ready'");
+    let wait_fen = |fen: &str, state: &str| {
+        driver.wait_for(&format!(
+            "return document.body.dataset.state === '{state}' && document.body.dataset.fen === '{fen}'"
+        ));
+    };
+    let value = || driver.script("return document.getElementById('value').textContent");
+    let pieces = "return document.querySelectorAll('[data-piece]').length";
+
+    driver.click("#setup");
+    driver.wait_for("return !document.getElementById('setup-panel').hidden");
+    // The start position: 24 men, beyond these 2-4 piece tables (the error is shown beside
+    // the board being set up).
+    driver.click("#setup-start");
+    let start = fen::write(&dtb_probe::Position::start(&Rules::ENGLISH));
+    wait_fen(&start, "error");
+    assert_eq!(driver.script(pieces), json!(24));
+    assert!(driver
+        .script("return document.getElementById('status').textContent")
+        .as_str()
+        .unwrap()
+        .starts_with("404: "));
+    driver.click("#setup-clear");
+    wait_fen("B:W:B", "error");
+    assert_eq!(driver.script(pieces), json!(0));
+    assert_eq!(
+        driver.script("return document.querySelectorAll('rect[data-square]').length"),
+        json!(32)
+    );
+    // White to move; a white king on 32, a black king on 26.
+    driver.click("#setup-side option[value=\"white\"]");
+    wait_fen("W:W:B", "error");
+    driver.click("#palette button[data-put=\"wk\"]");
+    driver.click("rect[data-square=\"32\"]");
+    wait_fen("W:WK32:B", "ready");
+    assert_eq!(value(), json!("game over: White to move, win"));
+    driver.click("#palette button[data-put=\"bk\"]");
+    driver.click("rect[data-square=\"26\"]");
+    wait_fen("W:WK32:BK26", "ready");
+    assert_eq!(value(), json!("White to move: win in 9 plies"));
+    assert_eq!(driver.moves_listed(), api_moves(&server, "W:WK32:BK26"));
+    assert_eq!(
+        driver.script(
+            "return [!!document.querySelector('[data-piece=\"32\"].white.king'), \
+             !!document.querySelector('[data-piece=\"26\"].black.king')]"
+        ),
+        json!([true, true])
+    );
+    // Black to move: a draw.
+    driver.click("#setup-side option[value=\"black\"]");
+    wait_fen("B:WK32:BK26", "ready");
+    assert_eq!(value(), json!("Black to move: draw"));
+    // A man too: White's on 22, Black to move (3 pieces).
+    driver.click("#palette button[data-put=\"wm\"]");
+    driver.click("rect[data-square=\"22\"]");
+    wait_fen("B:W22,K32:BK26", "ready");
+    let tb = Tablebase::open(english(), Rules::ENGLISH).unwrap();
+    let pos = fen::parse("B:W22,K32:BK26", &Rules::ENGLISH).unwrap();
+    let d = tb.probe_dtw(&pos).unwrap();
+    let want = match d.plies {
+        Some(p) if d.wld != Wld::Draw => format!("Black to move: {} in {p} plies", d.wld),
+        _ => format!("Black to move: {}", d.wld),
+    };
+    assert_eq!(value(), json!(want));
+    // "empty" takes the black king off: Black has no pieces, the game is over.
+    driver.click("#palette button[data-put=\"empty\"]");
+    driver.click("rect[data-square=\"26\"]");
+    wait_fen("B:W22,K32:B", "ready");
+    assert_eq!(value(), json!("game over: Black to move, loss"));
+    driver.click("#palette button[data-put=\"empty\"]");
+    driver.click("rect[data-square=\"22\"]");
+    driver.click("#palette button[data-put=\"bk\"]");
+    driver.click("rect[data-square=\"26\"]");
+    driver.click("#setup-side option[value=\"white\"]");
+    wait_fen("W:WK32:BK26", "ready");
+
+    // Flip: 32 (bottom right, row 7 col 6) is drawn at the top left (row 0 col 1); the
+    // king on it follows.
+    let rect = |n: u32| {
+        driver.script(&format!(
+            "const r = document.querySelector('rect[data-square=\"{n}\"]'); \
+             return [r.getAttribute('x'), r.getAttribute('y')]"
+        ))
+    };
+    assert_eq!(rect(32), json!(["360", "420"]));
+    assert_eq!(rect(1), json!(["60", "0"]));
+    driver.click("#flip");
+    driver.wait_for("return document.body.dataset.flipped === 'true'");
+    assert_eq!(rect(32), json!(["60", "0"]));
+    assert_eq!(rect(1), json!(["360", "420"]));
+    assert_eq!(
+        driver.script(
+            "const c = document.querySelector('[data-piece=\"32\"] circle'); \
+             return [c.getAttribute('cx'), c.getAttribute('cy')]"
+        ),
+        json!(["90", "30"])
+    );
+    // Setting up works on the flipped board too: the click lands on the square drawn there.
+    driver.click("#palette button[data-put=\"wm\"]");
+    driver.click("rect[data-square=\"30\"]");
+    wait_fen("W:W30,K32:BK26", "ready");
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-setup.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+    driver.click("#palette button[data-put=\"empty\"]");
+    driver.click("rect[data-square=\"30\"]");
+    wait_fen("W:WK32:BK26", "ready");
+
+    // Done: the page plays from the position set up; a click on 32 then 27 plays 32-27.
+    driver.click("#setup");
+    driver.wait_for("return document.getElementById('setup-panel').hidden");
+    driver.click("#flip");
+    driver.wait_for("return document.body.dataset.flipped === 'false'");
+    assert_eq!(rect(32), json!(["360", "420"]));
+    driver.click("rect[data-square=\"32\"]");
+    driver.wait_for(
+        "return document.querySelector('rect[data-square=\"27\"]').classList.contains('target')",
+    );
+    driver.click("rect[data-square=\"27\"]");
+    wait_fen("B:WK27:BK26", "ready");
+    assert_eq!(value(), json!("Black to move: loss in 8 plies"));
 }

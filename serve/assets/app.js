@@ -1,6 +1,7 @@
 // dtb tablebase explorer: draws the board from /api/v1/variants, asks /api/v1/{variant}
 // for the position, plays moves by clicking (from square, then to square), steps through
-// the best line. The URL (?variant=&fen=) holds the position, so a link shares it.
+// the best line, sets a position up by clicking squares with a piece chosen from a palette,
+// and turns the board round. The URL (?variant=&fen=) holds the position, so a link shares it.
 "use strict";
 
 const SIZE = 480; // board side in SVG units
@@ -14,6 +15,9 @@ const state = {
   selected: null, // square number of the piece picked up
   lastMove: null, // the move that led here, to mark on the board
   line: null, // {fens: [...], steps: [...], index}: the best line being stepped through
+  flipped: false, // Black's side at the bottom
+  setup: null, // while setting a position up: {side, pieces: Map(number -> {color, king})}
+  put: "wm", // the palette's choice: empty, wm, wk, bm, bk
 };
 
 const $ = (id) => document.getElementById(id);
@@ -24,8 +28,9 @@ function setStatus(text, isError) {
   s.className = isError ? "error" : "";
 }
 
-// PDN FEN "W:W18,K27:B3,K12" (ranges "1-4" allowed) -> {side, pieces: Map(number -> {color, king})}.
-function parseFen(fen) {
+// PDN FEN "W:W18,K27:B3,K12" (ranges "1-4" allowed) or with algebraic squares
+// "W:Wc3,Ke5:Bf6" -> {side, pieces: Map(number -> {color, king})}, squares of variant `v`.
+function parseFen(fen, v) {
   const fields = fen.trim().split(":");
   const pieces = new Map();
   const side = (fields[0] || "").trim().toUpperCase() === "B" ? "black" : "white";
@@ -40,6 +45,11 @@ function parseFen(fen) {
       if (tok[0].toUpperCase() === "K") {
         king = true;
         tok = tok.slice(1);
+      }
+      if (/^[a-z][0-9]+$/i.test(tok)) {
+        const num = v.names.get(tok.toLowerCase());
+        if (num !== undefined) pieces.set(num, { color, king });
+        continue;
       }
       const range = tok.split("-");
       const a = parseInt(range[0], 10);
@@ -63,24 +73,44 @@ function movesFrom(from) {
   return state.data && state.data.moves ? state.data.moves.filter((m) => m.from === from) : [];
 }
 
+// The variant shown.
+function current() {
+  return state.variants.get(state.variant);
+}
+
+// A square as the variant's players name it: "c3" (algebraic variants) or its number.
+function squareName(v, num) {
+  return v.notation === "algebraic" ? v.squares.get(num).name : String(num);
+}
+
 // The board of the position shown, drawn from the server's FEN only: where the API refused
-// the position (a bad FEN, no table), no board, only the error in the status line.
+// the position (a bad FEN, no table), no board, only the error in the status line. While a
+// position is set up, the board is the one being set up, whatever the server says of it.
+// Algebraic variants get files a-h and ranks 1-8 along the board's edges, the others each
+// square's number; flipped, Black's side is at the bottom.
 function drawBoard() {
-  const v = state.variants.get(state.variant);
+  const v = current();
   const box = $("board");
   box.textContent = "";
-  if (!v || !state.data) return;
+  document.body.dataset.flipped = String(state.flipped);
+  if (!v) return;
+  const position = state.setup || (state.data ? parseFen(state.data.fen, v) : null);
+  if (!position) return;
   const n = v.board;
   const cell = SIZE / n;
+  // Screen row and column of a board row and column.
+  const at = (row, col) => (state.flipped ? [n - 1 - row, n - 1 - col] : [row, col]);
   const svg = el("svg", { viewBox: `0 0 ${SIZE} ${SIZE}`, role: "img" }, box);
   const dark = new Map(); // "row,col" -> number
   for (const [num, sq] of v.squares) dark.set(`${sq.row},${sq.col}`, num);
   const targets = new Set(state.selected === null ? [] : movesFrom(state.selected).map((m) => m.to));
   const last = new Set(state.lastMove ? [state.lastMove.from, state.lastMove.to] : []);
+  const algebraic = v.notation === "algebraic";
   for (let row = 0; row < n; row++) {
     for (let col = 0; col < n; col++) {
       const num = dark.get(`${row},${col}`);
-      const attrs = { x: col * cell, y: row * cell, width: cell, height: cell };
+      const [sr, sc] = at(row, col);
+      const attrs = { x: sc * cell, y: sr * cell, width: cell, height: cell };
       if (num === undefined) {
         el("rect", { ...attrs, class: "light" }, svg);
         continue;
@@ -89,17 +119,39 @@ function drawBoard() {
       if (num === state.selected) cls += " selected";
       else if (targets.has(num)) cls += " target";
       else if (last.has(num)) cls += " last";
-      el("rect", { ...attrs, class: cls, "data-square": num }, svg);
-      const t = el("text", { x: col * cell + 3, y: row * cell + 11, class: "num" }, svg);
-      t.textContent = String(num);
+      el("rect", { ...attrs, class: cls, "data-square": num, "data-name": v.squares.get(num).name }, svg);
+      if (!algebraic) {
+        const t = el("text", { x: sc * cell + 3, y: sr * cell + 11, class: "num" }, svg);
+        t.textContent = String(num);
+      }
     }
   }
-  const { pieces } = parseFen(state.data.fen);
-  for (const [num, p] of pieces) {
+  if (algebraic) {
+    // Files along the bottom edge, ranks along the left one, as the players see them.
+    // Each label in the colour that stands out on its square.
+    const on = (sr, sc) => {
+      const [row, col] = at(sr, sc); // flipping twice is the identity
+      return dark.has(`${row},${col}`) ? "on-dark" : "on-light";
+    };
+    for (let i = 0; i < n; i++) {
+      const col = state.flipped ? n - 1 - i : i;
+      const f = el(
+        "text",
+        { x: i * cell + cell - 4, y: SIZE - 4, "text-anchor": "end", class: `coord file ${on(n - 1, i)}` },
+        svg,
+      );
+      f.textContent = String.fromCharCode(97 + col);
+      const row = state.flipped ? n - 1 - i : i;
+      const r = el("text", { x: 3, y: i * cell + 12, class: `coord rank ${on(i, 0)}` }, svg);
+      r.textContent = String(n - row);
+    }
+  }
+  for (const [num, p] of position.pieces) {
     const sq = v.squares.get(num);
     if (!sq) continue;
-    const cx = sq.col * cell + cell / 2;
-    const cy = sq.row * cell + cell / 2;
+    const [sr, sc] = at(sq.row, sq.col);
+    const cx = sc * cell + cell / 2;
+    const cy = sr * cell + cell / 2;
     const g = el("g", { class: `piece ${p.color}${p.king ? " king" : ""}`, "data-piece": num }, svg);
     el("circle", { cx, cy, r: cell * 0.38, "stroke-width": 2 }, g);
     if (p.king) {
@@ -126,7 +178,7 @@ function describePosition(d) {
   const side = d.side_to_move === "white" ? "White" : "Black";
   if (d.game_over) return `game over: ${side} to move, ${d.wld}`;
   if (d.wld === "draw") return `${side} to move: draw`;
-  const dist = d.dtw === null ? "" : ` in ${d.dtw} plies`;
+  const dist = d.dtw === null ? "" : ` in ${d.dtw} ${d.dtw === 1 ? "ply" : "plies"}`;
   return `${side} to move: ${d.wld}${dist}`;
 }
 
@@ -183,7 +235,10 @@ function offerChoice(moves) {
   for (const m of moves) {
     const b = document.createElement("button");
     b.type = "button";
-    b.textContent = `${[m.from, ...m.path].join("x")} (takes ${m.captures.join(", ")})`;
+    const v = current();
+    const sep = v.notation === "algebraic" ? ":" : "x";
+    const path = [m.from, ...m.path].map((n) => squareName(v, n)).join(sep);
+    b.textContent = `${path} (takes ${m.captures.map((n) => squareName(v, n)).join(", ")})`;
     b.dataset.move = m.move;
     b.addEventListener("click", () => play(m));
     c.appendChild(b);
@@ -193,6 +248,7 @@ function offerChoice(moves) {
 
 function onSquare(num) {
   hideChoice();
+  if (state.setup) return place(num);
   if (state.selected !== null) {
     const ms = movesFrom(state.selected).filter((m) => m.to === num);
     if (ms.length === 1) return play(ms[0]);
@@ -203,6 +259,7 @@ function onSquare(num) {
 }
 
 function play(m) {
+  endSetup();
   state.lastMove = m;
   goto(m.fen_after, true);
 }
@@ -213,6 +270,63 @@ function stepTo(i) {
   line.index = i;
   state.lastMove = i > 0 ? line.steps[i - 1] : null;
   goto(line.fens[i], true);
+}
+
+// Setting a position up: the palette's piece goes on the square clicked (or "empty" empties
+// it), and the page asks for the new position's value at once.
+function place(num) {
+  const put = state.put;
+  if (put === "empty") state.setup.pieces.delete(num);
+  else state.setup.pieces.set(num, { color: put[0] === "w" ? "white" : "black", king: put[1] === "k" });
+  showSetup();
+}
+
+// The FEN of the position being set up, in the variant's notation.
+function setupFen() {
+  const v = current();
+  const list = (color) =>
+    [...state.setup.pieces]
+      .filter(([, p]) => p.color === color)
+      .sort((a, b) => a[0] - b[0])
+      .map(([num, p]) => (p.king ? "K" : "") + squareName(v, num))
+      .join(",");
+  return `${state.setup.side === "black" ? "B" : "W"}:W${list("white")}:B${list("black")}`;
+}
+
+function showSetup() {
+  state.lastMove = null;
+  state.line = null;
+  $("setup-side").value = state.setup.side;
+  goto(setupFen(), false);
+}
+
+function choosePiece(put) {
+  state.put = put;
+  for (const b of document.querySelectorAll("#palette button")) {
+    b.classList.toggle("chosen", b.dataset.put === put);
+    b.setAttribute("aria-checked", String(b.dataset.put === put));
+  }
+}
+
+// Start setting up from the position shown (or an empty board where none is).
+function beginSetup() {
+  const v = current();
+  const shown = state.data ? parseFen(state.data.fen, v) : { side: "white", pieces: new Map() };
+  state.setup = { side: shown.side, pieces: shown.pieces };
+  state.selected = null;
+  $("setup-panel").hidden = false;
+  $("setup").textContent = "Done";
+  $("setup").setAttribute("aria-pressed", "true");
+  choosePiece(state.put);
+  showSetup();
+}
+
+function endSetup() {
+  if (!state.setup) return;
+  state.setup = null;
+  $("setup-panel").hidden = true;
+  $("setup").textContent = "Set up a position";
+  $("setup").setAttribute("aria-pressed", "false");
 }
 
 function urlFor(variant, fen) {
@@ -300,13 +414,18 @@ async function start() {
   }
   const select = $("variant");
   for (const v of r.body.variants) {
-    state.variants.set(v.name, { ...v, squares: new Map(v.squares.map((s) => [s.number, s])) });
+    state.variants.set(v.name, {
+      ...v,
+      squares: new Map(v.squares.map((s) => [s.number, s])),
+      names: new Map(v.squares.map((s) => [s.name, s.number])),
+    });
     const o = document.createElement("option");
     o.value = v.name;
     o.textContent = `${v.name} (${v.board}x${v.board}, up to ${v.max_pieces} pieces)`;
     select.appendChild(o);
   }
   select.addEventListener("change", () => {
+    endSetup();
     state.variant = select.value;
     state.line = null;
     state.lastMove = null;
@@ -318,6 +437,7 @@ async function start() {
   });
   $("fen-form").addEventListener("submit", (e) => {
     e.preventDefault();
+    endSetup();
     state.lastMove = null;
     goto($("fen").value.trim(), true);
   });
@@ -325,7 +445,37 @@ async function start() {
   $("line-next").addEventListener("click", () => lineStep(1));
   $("line-back").addEventListener("click", () => lineStep(-1));
   $("line-start").addEventListener("click", () => state.line && stepTo(0));
+  $("flip").addEventListener("click", () => {
+    state.flipped = !state.flipped;
+    drawBoard();
+  });
+  $("setup").addEventListener("click", () => {
+    if (state.setup) {
+      endSetup();
+      goto(state.fen, true);
+    } else beginSetup();
+  });
+  for (const b of document.querySelectorAll("#palette button")) {
+    b.addEventListener("click", () => choosePiece(b.dataset.put));
+  }
+  $("setup-side").addEventListener("change", () => {
+    if (!state.setup) return;
+    state.setup.side = $("setup-side").value;
+    showSetup();
+  });
+  $("setup-clear").addEventListener("click", () => {
+    if (!state.setup) return;
+    state.setup.pieces = new Map();
+    showSetup();
+  });
+  $("setup-start").addEventListener("click", () => {
+    if (!state.setup) return;
+    const start = parseFen(current().start, current());
+    state.setup = { side: start.side, pieces: start.pieces };
+    showSetup();
+  });
   window.addEventListener("popstate", () => {
+    endSetup();
     state.lastMove = null;
     goto(fromUrl(), false);
   });
