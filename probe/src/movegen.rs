@@ -1457,8 +1457,14 @@ mod tests {
         for text in ["c3:g7", "c3xg7", "c3:e5:g7", "22x8", "22x15x8"] {
             assert_eq!(parse_move(&ru, &cap, text), Ok(c), "{text}");
         }
-        assert!(matches!(parse_move(&ru, &cap, "c3:e4"), Err(MoveError::Syntax(_))));
-        assert!(matches!(parse_move(&ru, &cap, "c3-b4"), Err(MoveError::Illegal(_))));
+        assert!(matches!(
+            parse_move(&ru, &cap, "c3:e4"),
+            Err(MoveError::Syntax(_))
+        ));
+        assert!(matches!(
+            parse_move(&ru, &cap, "c3-b4"),
+            Err(MoveError::Illegal(_))
+        ));
         // Every legal move of every preset's start position reads back from both notations.
         for r in Rules::PRESETS {
             let start = Position::start(r);
