@@ -379,7 +379,7 @@ fn verify_checks_the_header_figures() {
 }
 
 #[test]
-fn probe_line_cli_prints_every_move_down_to_zero() {
+fn probe_line_cli_prints_every_move_to_the_end() {
     let out = dtb(&[
         "probe",
         "--dir",
