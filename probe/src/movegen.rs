@@ -896,17 +896,29 @@ fn perft_rec(
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
     /// Not move notation at all.
-    #[error("{0:?} is not move notation (a-b, axb or axcxb, squares as numbers or as c3)")]
+    #[error(
+        "{} is not move notation (a-b, axb or axcxb, squares as numbers or as c3)",
+        crate::quote(.0)
+    )]
     Syntax(String),
     /// Well formed, but no legal move of the position has these squares.
-    #[error("{0} is not a legal move here")]
+    #[error("{} is not a legal move here", clip(.0))]
     Illegal(String),
     /// Several legal captures match (the move text and the full paths to choose from).
-    #[error("{0} is ambiguous here: give the full path ({1})")]
+    #[error("{} is ambiguous here: give the full path ({})", clip(.0), .1)]
     Ambiguous(String, String),
     /// [`Move::apply`] on a position that is not legal under the rules given.
     #[error("illegal position: {0}")]
     IllegalPosition(crate::position::PositionError),
+}
+
+/// `text` as an error shows it: whole up to 40 characters, else its first 40 and its length
+/// (a move read from a file may be any length).
+fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(40) {
+        None => text.into(),
+        Some((cut, _)) => format!("{}... ({} bytes)", &text[..cut], text.len()).into(),
+    }
 }
 
 /// Find the legal move of `pos` that PDN text `text` names (`11-15`, `22x15`, `3x12x19`), square
@@ -1088,6 +1100,26 @@ pub fn quiet_unmoves(rules: &Rules, pos: &Position, out: &mut Vec<Position>) {
 mod tests {
     use super::*;
     use crate::fen;
+
+    /// A move's error never carries a long text whole (a PDN file's word may be any length):
+    /// a malformed one and a well-formed path of 3,000 squares come back as 40 characters
+    /// and their length; a short one is shown as it was.
+    #[test]
+    fn move_errors_quote_long_texts_bounded() {
+        let rules = Rules::ENGLISH;
+        let pos = fen::parse("W:W21:B14", &rules).unwrap();
+        let junk = "q".repeat(10_000);
+        let path = vec!["1"; 3000].join("-");
+        for text in [junk.as_str(), path.as_str()] {
+            let e = parse_move(&rules, &pos, text).unwrap_err().to_string();
+            assert!(e.len() < 200, "{} bytes: {e}", e.len());
+            assert!(e.contains(&format!("... ({} bytes)", text.len())), "{e}");
+        }
+        let e = parse_move(&rules, &pos, "21-22").unwrap_err().to_string();
+        assert_eq!(e, "21-22 is not a legal move here");
+        let e = parse_move(&rules, &pos, "x").unwrap_err().to_string();
+        assert!(e.starts_with("\"x\" is not move notation"), "{e}");
+    }
 
     /// The quick tests `has_capture` and `has_quiet_move` agree with the full move list on
     /// every position of small slices, for every preset (men and kings of both colours,
