@@ -1,9 +1,11 @@
 //! The answers of the JSON API, computed synchronously from a [`Tablebase`] (the server runs
 //! them off the async executor). Shapes are documented in README.md ("dtb serve").
 
+use dtb_probe::analyze::{self as game_analysis, GameError, Ply};
 use dtb_probe::fen::{self, FenError, Notation};
 use dtb_probe::internal::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move};
+use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move, MoveError};
+use dtb_probe::pdn::{self, Game, PdnError};
 use dtb_probe::{Color, Dtw, Position, ProbeError, RankedMove, Rules, Tablebase, Wld};
 use serde_json::{json, Value};
 
@@ -12,6 +14,16 @@ pub const MAX_FEN_BYTES: usize = 512;
 
 /// Most plies a mainline of a drawn position plays before it is cut (`"cut": true`).
 pub const DRAW_LINE_PLIES: usize = 40;
+
+/// Largest PDN text `POST /api/v1/{variant}/analyze` reads, in bytes (more gets 413).
+pub const MAX_PDN_BYTES: usize = 1 << 20;
+
+/// Most games one analyze request may hold (more gets 400: split the file, or run
+/// `dtb analyze`).
+pub const MAX_ANALYZE_GAMES: usize = 1000;
+
+/// Most moves, all games together, one analyze request may hold (more gets 400).
+pub const MAX_ANALYZE_PLIES: usize = 20_000;
 
 /// One variant's tables, as served under `/api/v1/{name}`.
 pub struct Served {
@@ -272,6 +284,207 @@ pub fn mainline(s: &Served, fen_text: &str, notation: Notation) -> Result<Value,
     }))
 }
 
+/// A position's value for its side to move, as `dtb analyze --json` gives it:
+/// `{"side_to_move", "wld", "dtw"}` (`dtw` null for a draw and without DTW tables), or null
+/// where the tables do not cover the position.
+fn value_json(s: &Served, v: Option<Dtw>, side: Color) -> Value {
+    match v {
+        Some(v) => json!({
+            "side_to_move": side_name(side),
+            "wld": v.wld.as_str(),
+            "dtw": if s.has_dtw { plies(v) } else { None },
+        }),
+        None => Value::Null,
+    }
+}
+
+/// One ply of an analysed game: `dtb analyze --json`'s ply, with `move` and `best_move` in
+/// `notation` (the move as the game wrote it is `written`) and `fen_after` added.
+fn ply_json(s: &Served, i: usize, p: &Ply, pos: &Position, notation: Notation) -> Value {
+    let r = &s.rules;
+    let mut all = Vec::new();
+    legal_moves(r, pos, Counting::Unique, &mut all);
+    let label = if p.second {
+        format!("{}...", p.number)
+    } else {
+        format!("{}.", p.number)
+    };
+    json!({
+        "ply": i + 1,
+        "move_number": label,
+        "side": side_name(p.mover),
+        "move": notation_in(r, notation, &p.mv, &all),
+        "written": clip(&p.text),
+        "pdn": p.pdn,
+        "fen_before": fen::write_in(pos, r, notation),
+        "fen_after": fen::write_in(&p.mv.apply_unchecked(pos), r, notation),
+        "value_before": value_json(s, p.before, p.mover),
+        "value_after": value_json(s, p.after, p.mover.opponent()),
+        "changed_result": p.change.is_some(),
+        "change": p.change.map(|c| c.as_str()),
+        "best_move": p.best.as_ref().map(|b| notation_in(r, notation, &b.mv, &all)),
+        "best_value_after": value_json(s, p.best.as_ref().map(|b| b.after), p.mover.opponent()),
+    })
+}
+
+/// Why a game was not played to its end, as `dtb analyze --json` gives it; a move's
+/// `legal_moves` and `fen` in `notation` (`pos` is the position of the faulty move).
+fn game_error_json(
+    s: &Served,
+    g: &Game,
+    e: &GameError,
+    pos: Option<&Position>,
+    notation: Notation,
+) -> Value {
+    let message = e.to_string();
+    match e {
+        GameError::Move {
+            ply,
+            text,
+            error,
+            legal,
+            fen,
+            ..
+        } => {
+            let kind = match error {
+                MoveError::Ambiguous(..) => "ambiguous_move",
+                MoveError::Syntax(_) => "bad_move",
+                _ => "illegal_move",
+            };
+            let (legal, fen) = match pos {
+                Some(pos) => {
+                    let mut all = Vec::new();
+                    legal_moves(&s.rules, pos, Counting::Unique, &mut all);
+                    let legal: Vec<String> = all
+                        .iter()
+                        .map(|m| notation_in(&s.rules, notation, m, &all))
+                        .collect();
+                    (legal, fen::write_in(pos, &s.rules, notation))
+                }
+                None => (legal.clone(), fen.clone()),
+            };
+            let m = g.moves.get(*ply);
+            json!({
+                "kind": kind, "message": message, "ply": ply + 1,
+                "move_number": m.map(|m| m.label()), "move": clip(text),
+                "line": m.map(|m| m.line), "legal_moves": legal, "fen": fen,
+            })
+        }
+        GameError::Fen { .. } => json!({"kind": "bad_fen", "message": message}),
+        GameError::GameType { .. } => json!({"kind": "game_type", "message": message}),
+        GameError::Probe { ply, .. } => {
+            json!({"kind": "probe", "message": message, "ply": ply + 1})
+        }
+    }
+}
+
+/// Text from the request echoed in an answer: at most 40 characters.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+    }
+}
+
+fn game_json(s: &Served, g: &Game, notation: Notation) -> (Value, usize, bool) {
+    let an = game_analysis::analyze(&s.tb, g);
+    let tags: serde_json::Map<String, Value> = g
+        .tags
+        .iter()
+        .map(|(n, v)| (clip(n), json!(clip(v))))
+        .collect();
+    let mut plies = Vec::with_capacity(an.plies.len());
+    let mut pos = an.start;
+    for (i, p) in an.plies.iter().enumerate() {
+        let Some(before) = pos else { break };
+        plies.push(ply_json(s, i, p, &before, notation));
+        pos = Some(p.mv.apply_unchecked(&before));
+    }
+    let error = an
+        .error
+        .as_ref()
+        .map(|e| game_error_json(s, g, e, pos.as_ref(), notation));
+    let changed = an.changes().count();
+    let v = json!({
+        "game": g.number,
+        "line": g.line,
+        "tags": tags,
+        "result": g.result,
+        "start_fen": an.start.map(|p| fen::write_in(&p, &s.rules, notation)),
+        "moves": g.moves.len(),
+        "plies": plies,
+        "changed": changed,
+        "error": error,
+    });
+    (v, changed, an.error.is_some())
+}
+
+/// A game of the text that could not be read: `{"game", "line", "error": {"kind":
+/// "syntax", "message"}}`, as `dtb analyze --json` writes it.
+fn syntax_json(e: &PdnError) -> Value {
+    json!({"game": e.game, "line": e.line, "error": {"kind": "syntax", "message": e.to_string()}})
+}
+
+/// `POST /api/v1/{variant}/analyze` with PDN text: every game played through the tables
+/// ([`dtb_probe::analyze::analyze`]), as `dtb analyze --json` gives each game, with moves and
+/// FEN in `notation` and each ply's `fen_after`; then a `summary` (`games`, `errors`,
+/// `plies`, `changed`). A game that cannot be read or played to its end carries its
+/// `error` (kind, message, and for a move its number and the legal moves); the others are
+/// analysed all the same.
+///
+/// # Errors
+/// 400 for a text without a game, with more than [`MAX_ANALYZE_GAMES`] games or more than
+/// [`MAX_ANALYZE_PLIES`] moves in all.
+pub fn analyze(s: &Served, text: &str, notation: Notation) -> Result<Value, ApiError> {
+    let mut read: Vec<Result<Game, PdnError>> = Vec::new();
+    let mut moves = 0usize;
+    for g in pdn::games(text) {
+        if read.len() == MAX_ANALYZE_GAMES {
+            return Err(ApiError::BadRequest(format!(
+                "more than {MAX_ANALYZE_GAMES} games: send fewer at a time, or run dtb analyze"
+            )));
+        }
+        if let Ok(g) = &g {
+            moves += g.moves.len();
+            if moves > MAX_ANALYZE_PLIES {
+                return Err(ApiError::BadRequest(format!(
+                    "more than {MAX_ANALYZE_PLIES} moves in all: send fewer games at a time, \
+                     or run dtb analyze"
+                )));
+            }
+        }
+        read.push(g);
+    }
+    if read.is_empty() {
+        return Err(ApiError::BadRequest(
+            "no PDN game in the request body".to_string(),
+        ));
+    }
+    let (mut errors, mut plies, mut changed) = (0, 0, 0);
+    let games: Vec<Value> = read
+        .iter()
+        .map(|g| match g {
+            Ok(g) => {
+                let (v, c, failed) = game_json(s, g, notation);
+                plies += v["plies"].as_array().map_or(0, Vec::len);
+                changed += c;
+                errors += usize::from(failed);
+                v
+            }
+            Err(e) => {
+                errors += 1;
+                syntax_json(e)
+            }
+        })
+        .collect();
+    Ok(json!({
+        "variant": s.rules.name,
+        "notation": notation.name(),
+        "games": games,
+        "summary": {"games": games.len(), "errors": errors, "plies": plies, "changed": changed},
+    }))
+}
+
 /// `GET /api/v1/variants`: what the page needs to draw each served board: the variant, board
 /// side, largest piece count, whether distances are there, a sample position, and every
 /// playable square's number, algebraic name (`c3`) and its row and column on screen (row 0
@@ -414,5 +627,116 @@ mod tests {
             Ok(Notation::Algebraic)
         );
         assert_eq!(notation_param(e, Some("x")).unwrap_err().status(), 400);
+    }
+}
+
+#[cfg(test)]
+mod analyze_tests {
+    use super::*;
+
+    /// English 2-piece tables (the library's test data).
+    fn english_2() -> Served {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../probe/tests/data/english-2");
+        Served::new(Tablebase::open(dir, Rules::ENGLISH).unwrap())
+    }
+
+    /// A good game: 32-28 throws White's win away (win to draw, best 32-27), 26-22 keeps
+    /// the draw; a second game has an illegal move, reported with its game and move number
+    /// and the legal moves, its first ply still valued.
+    #[test]
+    fn games_are_analysed_and_an_illegal_move_is_reported() {
+        let s = english_2();
+        let text = "[FEN \"W:WK32:BK26\"]\n1. 32-28 26-22 *\n\n\
+                    [FEN \"W:WK32:BK26\"]\n1. 32-27 26-17 *\n";
+        let v = analyze(&s, text, Notation::Numbers).unwrap();
+        assert_eq!(
+            v["summary"],
+            json!({"games": 2, "errors": 1, "plies": 3, "changed": 1})
+        );
+        let g = &v["games"][0];
+        assert_eq!(g["game"], 1);
+        assert_eq!(g["error"], Value::Null);
+        assert_eq!(g["start_fen"], "W:WK32:BK26");
+        let p = &g["plies"][0];
+        assert_eq!(p["move"], "32-28");
+        assert_eq!(p["move_number"], "1.");
+        assert_eq!(p["fen_before"], "W:WK32:BK26");
+        assert_eq!(p["fen_after"], "B:WK28:BK26");
+        assert_eq!(
+            p["value_before"],
+            json!({"side_to_move": "white", "wld": "win", "dtw": 9})
+        );
+        assert_eq!(
+            p["value_after"],
+            json!({"side_to_move": "black", "wld": "draw", "dtw": null})
+        );
+        assert_eq!(p["changed_result"], true);
+        assert_eq!(p["change"], "win to draw");
+        assert_eq!(p["best_move"], "32-27");
+        assert_eq!(p["best_value_after"]["wld"], "loss");
+        let p = &g["plies"][1];
+        assert_eq!(p["move"], "26-22");
+        assert_eq!(p["fen_before"], "B:WK28:BK26");
+        assert_eq!(p["changed_result"], false);
+        assert_eq!(p["best_move"], Value::Null);
+
+        let g = &v["games"][1];
+        assert_eq!(g["game"], 2);
+        assert_eq!(g["plies"].as_array().unwrap().len(), 1);
+        let e = &g["error"];
+        assert_eq!(e["kind"], "illegal_move");
+        assert_eq!(e["ply"], 2);
+        assert_eq!(e["move_number"], "1...");
+        assert_eq!(e["move"], "26-17");
+        assert_eq!(e["fen"], "B:WK27:BK26");
+        let legal = e["legal_moves"].as_array().unwrap();
+        assert!(!legal.is_empty() && !legal.contains(&json!("26-17")), "{e}");
+        assert!(e["message"].as_str().unwrap().contains("26-17"), "{e}");
+    }
+
+    /// The algebraic notation on request; a text without games, too many games or moves,
+    /// and hostile text are answered, never a panic.
+    #[test]
+    fn notation_limits_and_hostile_text() {
+        let s = english_2();
+        let v = analyze(&s, "[FEN \"W:WK32:BK26\"] 1. 32-28 *", Notation::Algebraic).unwrap();
+        assert_eq!(v["notation"], "algebraic");
+        let p = &v["games"][0]["plies"][0];
+        assert_eq!(p["move"], "g1-h2");
+        assert_eq!(p["pdn"], "32-28");
+        assert_eq!(
+            analyze(&s, "", Notation::Numbers).unwrap_err().status(),
+            400
+        );
+        assert_eq!(
+            analyze(&s, "  \n ", Notation::Numbers)
+                .unwrap_err()
+                .status(),
+            400
+        );
+        let many = "1. 9-13 *\n".repeat(MAX_ANALYZE_GAMES + 1);
+        let e = analyze(&s, &many, Notation::Numbers).unwrap_err();
+        assert!(e.to_string().contains("games"), "{e}");
+        let long = format!("{} *", "9-13 22-18 ".repeat(MAX_ANALYZE_PLIES / 2 + 1));
+        let e = analyze(&s, &long, Notation::Numbers).unwrap_err();
+        assert!(e.to_string().contains("moves"), "{e}");
+        for junk in [
+            "[FEN \"",
+            "{ unclosed",
+            "((((",
+            "1. 99-100 *",
+            "[FEN \"W:W33:B1\"] 1. 1-5 *",
+            "[GameType \"20\"] 1. 32-28 *",
+            "\u{0}\u{ffff}[[[]]]",
+            "1. 9x18x27x36x45x54x63x72 *",
+        ] {
+            let v = analyze(&s, junk, Notation::Numbers);
+            if let Ok(v) = v {
+                assert!(
+                    v["summary"]["errors"].as_u64().unwrap() >= 1,
+                    "{junk:?}: {v}"
+                );
+            }
+        }
     }
 }

@@ -1,13 +1,15 @@
 //! `dtb serve`: a tablebase explorer over HTTP. A JSON API in the shape of the lichess
 //! tablebase API (`/api/v1/{variant}?fen=`, `/api/v1/{variant}/mainline?fen=`,
-//! `/api/v1/variants`) and a board page at `/` whose assets are built into the binary.
+//! `/api/v1/variants`), PDN games analysed (`POST /api/v1/{variant}/analyze`) and a board
+//! page at `/` whose assets are built into the binary.
 //!
 //! This crate depends on `dtb-probe` only: the `dtb` command (dtb-gen) calls [`run`], and
 //! the HTTP stack (axum, hyper, tokio, tower-http) stays out of the generator's code.
 //!
 //! Serving: each connection is its own task (a slow client holds up no one), a request's
 //! header must arrive within [`HEADER_TIMEOUT`], a request within [`REQUEST_TIMEOUT`] (408),
-//! bodies are refused past [`MAX_BODY_BYTES`] and request targets past [`MAX_URI_BYTES`]
+//! bodies are refused past [`MAX_BODY_BYTES`] (past [`api::MAX_PDN_BYTES`] for a PDN text to
+//! analyze) and request targets past [`MAX_URI_BYTES`]
 //! (414); at most [`MAX_CONNECTIONS`] connections are served at once (more wait in the
 //! kernel's backlog). Probes run on tokio's blocking pool, at most [`Config::probe_threads`]
 //! at a time, never on the executor. Files are read only through the [`Tablebase`]s given,
@@ -33,9 +35,10 @@ use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use dtb_probe::{Rules, Tablebase};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use serde::Deserialize;
@@ -49,7 +52,8 @@ pub use api::{ApiError, Served};
 
 /// Longest request target (path and query) served, in bytes; longer ones get 414.
 pub const MAX_URI_BYTES: usize = 2048;
-/// Largest request body accepted, in bytes (the API takes none; more gets 413).
+/// Largest request body accepted, in bytes, but for a PDN text to analyze (the other
+/// requests take none; more gets 413).
 pub const MAX_BODY_BYTES: usize = 1024;
 /// Time a client has to send a request's header before its connection is closed.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -217,7 +221,10 @@ fn router(app: Arc<App>) -> Router {
         Method::GET,
         Method::HEAD,
         Method::OPTIONS,
+        Method::POST,
     ]);
+    // The PDN text is read, and its size checked, by `analyze` itself.
+    let games = Router::new().route("/api/v1/{variant}/analyze", post(analyze));
     Router::new()
         .route("/", get(page))
         .route("/app.js", get(script))
@@ -226,8 +233,9 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/{variant}", get(position))
         .route("/api/v1/{variant}/mainline", get(mainline))
         .fallback(not_found)
-        .with_state(app)
         .layer(RequestBodyLimitLayer::new(MAX_BODY_BYTES))
+        .merge(games)
+        .with_state(app)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             REQUEST_TIMEOUT,
@@ -336,6 +344,94 @@ async fn mainline(
     answer(app, variant, query, api::mainline).await
 }
 
+#[derive(Deserialize)]
+struct NotationQuery {
+    /// `numeric` or `algebraic` (default: the variant's players' notation).
+    notation: Option<String>,
+}
+
+/// `POST /api/v1/{variant}/analyze`: the body is PDN text (UTF-8, or else Latin-1), at most
+/// [`api::MAX_PDN_BYTES`] (413 past it, whether its `Content-Length` says so or it is sent
+/// in chunks); the games are analysed on the blocking pool ([`api::analyze`]).
+async fn analyze(
+    State(app): State<Arc<App>>,
+    Path(variant): Path<String>,
+    query: Result<Query<NotationQuery>, QueryRejection>,
+    req: Request,
+) -> Response {
+    let Some(served) = app.find(&variant).cloned() else {
+        return unknown_variant(&app, &variant);
+    };
+    let notation = match &query {
+        Ok(Query(q)) => match api::notation_param(&served.rules, q.notation.as_deref()) {
+            Ok(n) => n,
+            Err(e) => return api_error_response(&e, &variant),
+        },
+        Err(e) => return error_response(StatusCode::BAD_REQUEST, &format!("bad query: {e}")),
+    };
+    let too_large = || {
+        error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!(
+                "PDN text longer than {} bytes: send fewer games at a time, or run dtb analyze",
+                api::MAX_PDN_BYTES
+            ),
+        )
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > api::MAX_PDN_BYTES as u64) {
+        return too_large();
+    }
+    let bytes = match Limited::new(req.into_body(), api::MAX_PDN_BYTES)
+        .collect()
+        .await
+    {
+        Ok(b) => b.to_bytes(),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => return too_large(),
+        Err(e) => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                &format!("could not read the request body: {e}"),
+            )
+        }
+    };
+    let text = match String::from_utf8(bytes.to_vec()) {
+        Ok(s) => s,
+        Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
+    };
+    let Ok(permit) = app.probes.clone().acquire_owned().await else {
+        return error_response(StatusCode::SERVICE_UNAVAILABLE, "server shutting down");
+    };
+    let result = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        api::analyze(&served, &text, notation)
+    })
+    .await;
+    match result {
+        Ok(Ok(body)) => json_response(StatusCode::OK, &body, "no-store"),
+        Ok(Err(e)) => api_error_response(&e, &format!("{variant} analyze")),
+        Err(join) => {
+            eprintln!("dtb serve: {variant} analyze: the analysis failed: {join}");
+            error_response(StatusCode::INTERNAL_SERVER_ERROR, "the analysis failed")
+        }
+    }
+}
+
+fn unknown_variant(app: &App, variant: &str) -> Response {
+    let known: Vec<&str> = app.variants.keys().copied().collect();
+    error_response(
+        StatusCode::NOT_FOUND,
+        &format!(
+            "no tables served for variant {variant:?}; served: {}",
+            known.join(", ")
+        ),
+    )
+}
+
 /// Look the variant up, check the FEN, and run the probe `f` on the blocking pool.
 async fn answer(
     app: Arc<App>,
@@ -344,14 +440,7 @@ async fn answer(
     f: Handler,
 ) -> Response {
     let Some(served) = app.find(&variant).cloned() else {
-        let known: Vec<&str> = app.variants.keys().copied().collect();
-        return error_response(
-            StatusCode::NOT_FOUND,
-            &format!(
-                "no tables served for variant {variant:?}; served: {}",
-                known.join(", ")
-            ),
-        );
+        return unknown_variant(&app, &variant);
     };
     let (fen, notation) = match &query {
         Ok(Query(q)) => match api::fen_param(q.fen.as_deref()).and_then(|f| {
