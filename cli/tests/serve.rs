@@ -1793,3 +1793,277 @@ fn browser_sets_a_position_up_by_clicking_and_flips_the_board() {
     wait_fen("B:WK27:BK26", "ready");
     assert_eq!(value(), json!("Black to move: loss in 8 plies"));
 }
+
+/// The position's value as the page writes it (`White to move: win in 9 plies`).
+fn value_text(v: &Value) -> String {
+    let side = if v["side_to_move"] == "white" {
+        "White"
+    } else {
+        "Black"
+    };
+    match (v["wld"].as_str().unwrap(), v["dtw"].as_u64()) {
+        ("draw", _) => format!("{side} to move: draw"),
+        (wld, Some(1)) => format!("{side} to move: {wld} in 1 ply"),
+        (wld, Some(d)) => format!("{side} to move: {wld} in {d} plies"),
+        (wld, None) => format!("{side} to move: {wld}"),
+    }
+}
+
+/// Issue 36: `POST /api/v1/{variant}/analyze` answers a game's plies with the library's
+/// values (`dtb_probe::analyze`), a game with an illegal move with its game and move number
+/// and the legal moves (the other game analysed all the same), and an oversized body with
+/// 413, whether its `Content-Length` says so or it comes in chunks; a GET is refused.
+#[test]
+fn pasted_games_are_analysed_over_http() {
+    let server = english_server();
+    let tb = Tablebase::open(english(), Rules::ENGLISH).unwrap();
+    let post = |target: &str, body: &str| {
+        let r = http(&server.addr, "POST", target, &[], body);
+        (r.status, r.json())
+    };
+    let good = "[FEN \"W:W5,K6:B4,16\"]\n1. 6-1 16-19 2. 1-6 4-8 3. 6-10 19-23 4. 10-15 8-11 \
+                5. 15x8 *\n";
+    let bad = "[FEN \"W:WK32:BK26\"]\n1. 32-27 26-17 *\n";
+    let (status, v) = post("/api/v1/english/analyze", &format!("{good}\n{bad}"));
+    assert_eq!(status, 200, "{v}");
+    let games = v["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    let lib =
+        dtb_probe::analyze::analyze(&tb, &dtb_probe::pdn::games(good).next().unwrap().unwrap());
+    assert!(lib.error.is_none());
+    let plies = games[0]["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), lib.plies.len());
+    for (p, l) in plies.iter().zip(&lib.plies) {
+        assert_eq!(p["pdn"], l.pdn.as_str());
+        assert_eq!(p["move"], l.pdn.as_str());
+        assert_eq!(p["fen_before"], l.fen.as_str());
+        let b = l.before.unwrap();
+        assert_eq!(p["value_before"]["wld"], b.wld.as_str());
+        assert_eq!(p["value_before"]["dtw"].as_u64(), b.plies.map(u64::from));
+        assert_eq!(p["value_after"]["wld"], l.after.unwrap().wld.as_str());
+        assert_eq!(p["changed_result"], l.change.is_some());
+        assert_eq!(
+            p["best_move"].as_str(),
+            l.best.as_ref().map(|b| b.pdn.as_str())
+        );
+    }
+    // README's example: 6-1 throws the win away (best 5-1), 19-23 the draw (best 8-11).
+    let changed: Vec<(u64, &str, &str)> = plies
+        .iter()
+        .filter(|p| p["changed_result"] == true)
+        .map(|p| {
+            (
+                p["ply"].as_u64().unwrap(),
+                p["change"].as_str().unwrap(),
+                p["best_move"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        [(1, "win to draw", "5-1"), (6, "draw to loss", "8-11")]
+    );
+    let e = &games[1]["error"];
+    assert_eq!(games[1]["game"], 2);
+    assert_eq!(e["kind"], "illegal_move");
+    assert_eq!(e["move_number"], "1...");
+    assert_eq!(e["move"], "26-17");
+    assert!(!e["legal_moves"].as_array().unwrap().is_empty(), "{e}");
+    assert_eq!(
+        v["summary"],
+        json!({"games": 2, "errors": 1, "plies": 10, "changed": 2})
+    );
+
+    // No game, an unknown variant, a bad notation, a GET.
+    assert_eq!(post("/api/v1/english/analyze", "").0, 400);
+    assert_eq!(post("/api/v1/nosuch/analyze", good).0, 404);
+    assert_eq!(post("/api/v1/english/analyze?notation=x", good).0, 400);
+    assert_eq!(server.get("/api/v1/english/analyze").status, 405);
+
+    // Over 1 MiB: said by Content-Length (and no body sent), or sent in chunks.
+    let raw = |head: &str, body: &[u8]| {
+        let mut s = TcpStream::connect(&server.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        s.write_all(head.as_bytes()).unwrap();
+        let _ = s.write_all(body);
+        let mut answer = Vec::new();
+        let _ = s.read_to_end(&mut answer);
+        String::from_utf8_lossy(&answer).to_string()
+    };
+    let a = raw(
+        "POST /api/v1/english/analyze HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Content-Length: 99000000000\r\n\r\n",
+        b"",
+    );
+    assert!(a.starts_with("HTTP/1.1 413"), "{a}");
+    assert!(a.contains("\"status\":413"), "{a}");
+    let chunk = format!("{:x}\r\n{}\r\n", 65536, "1. 9-13 ".repeat(8192));
+    let body = chunk.repeat(17) + "0\r\n\r\n";
+    let a = raw(
+        "POST /api/v1/english/analyze HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\
+         Transfer-Encoding: chunked\r\n\r\n",
+        body.as_bytes(),
+    );
+    assert!(a.starts_with("HTTP/1.1 413"), "{a}");
+    assert!(a.contains("longer than 1048576 bytes"), "{a}");
+    // The server is still there.
+    assert_eq!(post("/api/v1/english/analyze", bad).0, 200);
+}
+
+/// Issue 36: a pasted game stepped through on the page. README's game (English, 4 pieces):
+/// 6-1 throws White's win away and 19-23 Black's draw; exactly those two moves are marked
+/// `changed` with the best move beside them; the first, next, last and previous buttons
+/// and a click on a move show each position with its value (the page's `#value` from the
+/// position's API answer, `#game-value` from the analysis). An illegal move is reported
+/// with the legal moves. Screenshot: serve-browser-paste.png (after 6-1, the mistake).
+#[test]
+fn browser_steps_through_a_pasted_game() {
+    let Some(driver) = browser() else { return };
+    let server = english_server();
+    let tb = Tablebase::open(english(), Rules::ENGLISH).unwrap();
+    let url = format!(
+        "http://{}/?variant=english&fen={}",
+        server.addr,
+        q("W:WK32:BK26")
+    );
+    driver.session("POST", "/url", json!({ "url": url }));
+    driver.wait_for("return document.body.dataset.state === 'ready'");
+    let game = "[FEN \"W:W5,K6:B4,16\"]\n1. 6-1 16-19 2. 1-6 4-8 3. 6-10 19-23 4. 10-15 \
+                8-11 5. 15x8 *";
+    let paste = |text: &str| {
+        let e = driver.session(
+            "POST",
+            "/element",
+            json!({"using": "css selector", "value": "#pdn"}),
+        );
+        let id = e["element-6066-11e4-a52e-4f735466cecf"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        driver.session("POST", &format!("/element/{id}/clear"), json!({}));
+        driver.session(
+            "POST",
+            &format!("/element/{id}/value"),
+            json!({ "text": text }),
+        );
+    };
+    paste(game);
+    driver.click("#analyze");
+    let wait_fen = |fen: &str| {
+        driver.wait_for(&format!(
+            "return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{fen}'"
+        ));
+    };
+    wait_fen("W:W5,K6:B4,16");
+    driver.wait_for("return document.querySelectorAll('#game li').length === 9");
+    // The library's values, step by step: the start, then after each ply.
+    let lib =
+        dtb_probe::analyze::analyze(&tb, &dtb_probe::pdn::games(game).next().unwrap().unwrap());
+    let pos = |i: usize| {
+        let mut p = lib.start.unwrap();
+        for ply in &lib.plies[..i] {
+            p = ply.mv.apply_unchecked(&p);
+        }
+        p
+    };
+    let value_at = |i: usize| {
+        let p = pos(i);
+        let d = tb.probe_dtw(&p).unwrap();
+        let side = if p.side_to_move() == dtb_probe::Color::White {
+            "white"
+        } else {
+            "black"
+        };
+        let dtw = if d.wld == Wld::Draw { None } else { d.plies };
+        value_text(&json!({"side_to_move": side, "wld": d.wld.as_str(), "dtw": dtw}))
+    };
+    let shown = || {
+        driver.script(
+            "return [document.getElementById('value').textContent, \
+             document.getElementById('game-value').textContent, \
+             Array.from(document.querySelectorAll('#game li.current')).map(li => li.dataset.ply)]",
+        )
+    };
+    assert_eq!(value_at(0), "White to move: win in 87 plies");
+    assert_eq!(shown(), json!([value_at(0), value_at(0), []]));
+    // Exactly the moves that changed the result are marked, each with its best move.
+    let marked = driver.script(
+        "return Array.from(document.querySelectorAll('#game li.changed')).map(li => \
+         [li.dataset.ply, li.dataset.move, li.querySelector('.best').textContent])",
+    );
+    assert_eq!(
+        marked,
+        json!([["1", "6-1", "best 5-1"], ["6", "19-23", "best 8-11"]])
+    );
+    let want: Vec<String> = lib
+        .plies
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.change.is_some())
+        .map(|(i, _)| (i + 1).to_string())
+        .collect();
+    assert_eq!(want, ["1", "6"]);
+    assert_eq!(
+        driver.script("return document.querySelectorAll('#game .best').length"),
+        json!(2)
+    );
+    // Next: after 6-1, a draw; the move is the current one and marked on the board.
+    driver.click("#game-next");
+    let fen_at = |i: usize| fen::write(&pos(i));
+    wait_fen(&fen_at(1));
+    assert_eq!(value_at(1), "Black to move: draw");
+    assert_eq!(shown(), json!([value_at(1), value_at(1), ["1"]]));
+    assert_eq!(
+        driver.script(
+            "return ['6', '1'].map(n => document.querySelector(`rect[data-square=\"${n}\"]`).classList.contains('last'))"
+        ),
+        json!([true, true])
+    );
+    driver.script("window.scrollTo(0, 0); return true");
+    let shot = driver.session("GET", "/screenshot", json!({}));
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot.as_str().unwrap())
+        .unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve-browser-paste.png");
+    std::fs::write(&path, &png).unwrap();
+    eprintln!("screenshot: {}", path.display());
+    // A click on 19-23 (ply 6): Black's mistake, a win for White after it.
+    driver.click("#game li[data-ply=\"6\"]");
+    wait_fen(&fen_at(6));
+    assert_eq!(shown(), json!([value_at(6), value_at(6), ["6"]]));
+    assert!(value_at(6).starts_with("White to move: win in "));
+    // Last, previous, first.
+    driver.click("#game-last");
+    wait_fen(&fen_at(9));
+    assert_eq!(shown(), json!([value_at(9), value_at(9), ["9"]]));
+    driver.click("#game-prev");
+    wait_fen(&fen_at(8));
+    assert_eq!(shown(), json!([value_at(8), value_at(8), ["8"]]));
+    driver.click("#game-first");
+    wait_fen(&fen_at(0));
+    assert_eq!(shown(), json!([value_at(0), value_at(0), []]));
+    // The board still turns round, and the game steps on on the flipped board.
+    driver.click("#flip");
+    driver.wait_for("return document.body.dataset.flipped === 'true'");
+    driver.click("#game-next");
+    wait_fen(&fen_at(1));
+    driver.click("#flip");
+    driver.wait_for("return document.body.dataset.flipped === 'false'");
+
+    // An illegal move: the plies before it, and the error with the legal moves.
+    paste("[FEN \"W:WK32:BK26\"]\n1. 32-27 26-17 *");
+    driver.click("#analyze");
+    wait_fen("W:WK32:BK26");
+    driver.wait_for("return document.querySelectorAll('#game li').length === 1");
+    let error = driver.script("return document.getElementById('game-error').textContent");
+    let error = error.as_str().unwrap();
+    assert!(
+        error.starts_with("game 1: move 1... \"26-17\"") && error.contains("legal moves: "),
+        "{error}"
+    );
+    assert_eq!(
+        driver.script("return document.querySelectorAll('#game li.changed').length"),
+        json!(0)
+    );
+}

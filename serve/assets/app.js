@@ -1,7 +1,8 @@
 // dtb tablebase explorer: draws the board from /api/v1/variants, asks /api/v1/{variant}
 // for the position, plays moves by clicking (from square, then to square), steps through
 // the best line, sets a position up by clicking squares with a piece chosen from a palette,
-// and turns the board round. The URL (?variant=&fen=) holds the position, so a link shares it.
+// turns the board round, and steps through a pasted PDN game analysed by
+// POST /api/v1/{variant}/analyze, the moves that changed the result marked. The URL (?variant=&fen=) holds the position, so a link shares it.
 "use strict";
 
 const SIZE = 480; // board side in SVG units
@@ -18,6 +19,7 @@ const state = {
   flipped: false, // Black's side at the bottom
   setup: null, // while setting a position up: {side, pieces: Map(number -> {color, king})}
   put: "wm", // the palette's choice: empty, wm, wk, bm, bk
+  game: null, // {fens: [...], plies: [...], index}: the pasted game being stepped through
 };
 
 const $ = (id) => document.getElementById(id);
@@ -94,7 +96,7 @@ function drawBoard() {
   box.textContent = "";
   document.body.dataset.flipped = String(state.flipped);
   if (!v) return;
-  const position = state.setup || (state.data ? parseFen(state.data.fen, v) : null);
+  const position = state.setup || (state.data ? parseFen(state.data.fen, v) : gamePosition(v));
   if (!position) return;
   const n = v.board;
   const cell = SIZE / n;
@@ -220,6 +222,115 @@ function renderLine() {
     li.textContent = "… a draw: line cut";
     ol.appendChild(li);
   }
+}
+
+// The game's position shown, where the API has no answer for it (more pieces than the
+// tables hold): the board is drawn from the analysis' FEN.
+function gamePosition(v) {
+  const g = state.game;
+  if (!g || g.index < 0 || g.fens[g.index] !== state.fen) return null;
+  return parseFen(g.fens[g.index], v);
+}
+
+// A value of the analysis ({side_to_move, wld, dtw} or null) in words.
+function describeValue(val) {
+  if (!val) return "not in the tables";
+  const side = val.side_to_move === "white" ? "White" : "Black";
+  if (val.wld === "draw") return `${side} to move: draw`;
+  const dist = val.dtw === null ? "" : ` in ${val.dtw} ${val.dtw === 1 ? "ply" : "plies"}`;
+  return `${side} to move: ${val.wld}${dist}`;
+}
+
+function renderGame() {
+  const g = state.game;
+  $("game-box").hidden = !g;
+  const ol = $("game");
+  ol.textContent = "";
+  if (!g) return;
+  g.plies.forEach((p, i) => {
+    const li = document.createElement("li");
+    li.dataset.ply = String(i + 1);
+    li.dataset.move = p.move;
+    if (p.changed_result) {
+      li.classList.add("changed");
+      li.title = `changed the result: ${p.change}`;
+    }
+    if (i + 1 === g.index) li.classList.add("current");
+    const m = document.createElement("span");
+    m.textContent = `${p.move_number} ${p.move}`;
+    li.appendChild(m);
+    if (p.changed_result && p.best_move) {
+      const b = document.createElement("span");
+      b.className = "best";
+      b.textContent = `best ${p.best_move}`;
+      li.appendChild(b);
+    }
+    li.addEventListener("click", () => gameStep(i + 1));
+    ol.appendChild(li);
+  });
+  const last = g.fens.length - 1;
+  if (g.index < 0) {
+    $("game-step").textContent = "";
+    $("game-value").textContent = "";
+    return;
+  }
+  const p = g.index > 0 ? g.plies[g.index - 1] : null;
+  $("game-step").textContent = p ? `after ${p.move_number} ${p.move} (${g.index}/${last})` : `start (0/${last})`;
+  const val = p ? p.value_after : g.plies.length > 0 ? g.plies[0].value_before : null;
+  $("game-value").textContent = describeValue(val);
+}
+
+// Show the game's position after `i` plies (0: its start).
+function gameStep(i) {
+  const g = state.game;
+  if (!g || i < 0 || i >= g.fens.length) return;
+  endSetup();
+  g.index = i;
+  const p = i > 0 ? g.plies[i - 1] : null;
+  state.lastMove = p ? { from: p.from, to: p.to } : null;
+  goto(g.fens[i], true);
+}
+
+// Send the pasted PDN to the API; show its first game's moves and its start position.
+async function analyzeGame() {
+  const text = $("pdn").value;
+  document.body.dataset.state = "loading";
+  const r = await fetch(`/api/v1/${encodeURIComponent(state.variant)}/analyze`, {
+    method: "POST",
+    headers: { "Content-Type": "text/plain; charset=utf-8" },
+    body: text,
+  });
+  let body = null;
+  try {
+    body = await r.json();
+  } catch (e) {
+    body = { error: `HTTP ${r.status}` };
+  }
+  if (!r.ok) {
+    state.game = null;
+    renderGame();
+    setStatus(`${r.status}: ${body.error}`, true);
+    document.body.dataset.state = "error";
+    return;
+  }
+  const game = body.games[0];
+  const plies = game.plies || [];
+  const fens = game.start_fen ? [plies.length > 0 ? plies[0].fen_before : game.start_fen] : [];
+  for (const p of plies) fens.push(p.fen_after);
+  let error = game.error ? `game ${game.game}: ${game.error.message}` : "";
+  if (body.games.length > 1) error += ` (${body.games.length} games pasted: the first is shown)`;
+  $("game-error").textContent = error.trim();
+  state.line = null;
+  if (fens.length === 0) {
+    state.game = null;
+    renderGame();
+    setStatus(error.trim(), true);
+    document.body.dataset.state = "error";
+    return;
+  }
+  state.game = { fens, plies, index: 0 };
+  $("game-error").textContent = error.trim();
+  gameStep(0);
 }
 
 function hideChoice() {
@@ -352,6 +463,7 @@ async function goto(fen, push) {
   hideChoice();
   if (state.line && state.line.fens.indexOf(fen) < 0) state.line = null;
   else if (state.line) state.line.index = state.line.fens.indexOf(fen);
+  if (state.game && state.game.fens[state.game.index] !== fen) state.game.index = state.game.fens.indexOf(fen);
   const url = urlFor(state.variant, fen);
   if (push) history.pushState({ variant: state.variant, fen }, "", url);
   else history.replaceState({ variant: state.variant, fen }, "", url);
@@ -369,6 +481,7 @@ async function goto(fen, push) {
   drawBoard();
   renderMoves();
   renderLine();
+  renderGame();
   document.body.dataset.fen = state.fen;
   document.body.dataset.state = r.ok ? "ready" : "error";
 }
@@ -428,6 +541,7 @@ async function start() {
     endSetup();
     state.variant = select.value;
     state.line = null;
+    state.game = null;
     state.lastMove = null;
     goto(state.variants.get(state.variant).example, true);
   });
@@ -441,6 +555,14 @@ async function start() {
     state.lastMove = null;
     goto($("fen").value.trim(), true);
   });
+  $("pdn-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    analyzeGame();
+  });
+  $("game-first").addEventListener("click", () => state.game && gameStep(0));
+  $("game-prev").addEventListener("click", () => state.game && gameStep(state.game.index - 1));
+  $("game-next").addEventListener("click", () => state.game && gameStep(state.game.index + 1));
+  $("game-last").addEventListener("click", () => state.game && gameStep(state.game.fens.length - 1));
   $("line-show").addEventListener("click", showLine);
   $("line-next").addEventListener("click", () => lineStep(1));
   $("line-back").addEventListener("click", () => lineStep(-1));

@@ -299,7 +299,8 @@ fn value_json(s: &Served, v: Option<Dtw>, side: Color) -> Value {
 }
 
 /// One ply of an analysed game: `dtb analyze --json`'s ply, with `move` and `best_move` in
-/// `notation` (the move as the game wrote it is `written`) and `fen_after` added.
+/// `notation` (the move as the game wrote it is `written`), and `fen_after`, `from` and `to`
+/// (square numbers) added.
 fn ply_json(s: &Served, i: usize, p: &Ply, pos: &Position, notation: Notation) -> Value {
     let r = &s.rules;
     let mut all = Vec::new();
@@ -318,6 +319,8 @@ fn ply_json(s: &Served, i: usize, p: &Ply, pos: &Position, notation: Notation) -
         "pdn": p.pdn,
         "fen_before": fen::write_in(pos, r, notation),
         "fen_after": fen::write_in(&p.mv.apply_unchecked(pos), r, notation),
+        "from": r.square_number(p.mv.from),
+        "to": r.square_number(p.mv.to),
         "value_before": value_json(s, p.before, p.mover),
         "value_after": value_json(s, p.after, p.mover.opponent()),
         "changed_result": p.change.is_some(),
