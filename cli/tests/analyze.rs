@@ -484,3 +484,74 @@ fn a_missing_file_and_a_game_type_of_other_rules_are_said_in_words() {
         text(&out.stdout)
     );
 }
+
+/// A Russian game is answered in its players' notation: the best move instead of a move that
+/// threw the win away, and the legal moves of an illegal one, are algebraic (`c1-d2`), as
+/// Russian players write them and as the game was written.
+#[test]
+fn a_russian_game_is_answered_in_algebraic_notation() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("analyze-russian-3");
+    let out = dtb(&[
+        "gen",
+        "--variant",
+        "russian",
+        "--pieces",
+        "3",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rules = Rules::RUSSIAN;
+    // Every move of a position whose side to move wins: a move that throws the win away
+    // must be answered with an algebraic best move.
+    let start = "W:Wc3,e3:Bh6"; // e3-d4 draws; best e3-f4
+    let pos = fen::parse(start, &rules).unwrap();
+    let mut moves = Vec::new();
+    legal_moves(&rules, &pos, Counting::Unique, &mut moves);
+    let mut marked = 0;
+    for m in &moves {
+        let written = m.to_notation(&rules, fen::Notation::Algebraic, false);
+        let pdn_text = format!("[GameType \"25\"]\n[FEN \"{start}\"]\n1. {written} *\n");
+        let file = dir.join("game.pdn");
+        std::fs::write(&file, pdn_text).unwrap();
+        let r = dtb(&[
+            "analyze",
+            "--variant",
+            "russian",
+            "--dir",
+            dir.to_str().unwrap(),
+            "--json",
+            file.to_str().unwrap(),
+        ]);
+        let out = text(&r.stdout);
+        let game: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        let ply = &game["plies"][0];
+        if ply["changed_result"] == Value::Bool(true) {
+            marked += 1;
+            let best = ply["best_move"].as_str().unwrap();
+            assert!(
+                best.len() == 5
+                    && best.as_bytes()[2] == b'-'
+                    && best.as_bytes()[0].is_ascii_lowercase(),
+                "{best}"
+            );
+        }
+    }
+    assert!(marked > 0, "no move of {start} throws the win away");
+    // An illegal move lists the legal ones algebraically.
+    let file = dir.join("illegal.pdn");
+    std::fs::write(&file, format!("[FEN \"{start}\"]\n1. c3-c4 *\n")).unwrap();
+    let r = dtb(&[
+        "analyze",
+        "--variant",
+        "russian",
+        "--dir",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    let err = text(&r.stderr);
+    assert!(
+        err.contains("legal moves: ") && err.contains("c3-b4"),
+        "{err}"
+    );
+}

@@ -28,9 +28,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::fen::{self, FenError};
+use crate::fen::{self, FenError, Notation};
 use crate::format::ValueKind;
-use crate::movegen::{legal_moves, parse_move, pdn_in_for, Counting, Move, MoveError};
+use crate::movegen::{legal_moves, notation_in, parse_move, Counting, Move, MoveError};
 use crate::pdn::{Game, GameMove};
 use crate::position::Position;
 use crate::quote;
@@ -77,8 +77,9 @@ pub struct Ply {
     pub text: String,
     /// The move played.
     pub mv: Move,
-    /// The move in the variant's PDN (square numbers; the full path only where the short
-    /// form would name two moves).
+    /// The move as the variant's players write it ([`Notation::of`]: numbers, or algebraic
+    /// for Russian and Brazilian; the full path only where the short form would name two
+    /// moves).
     pub pdn: String,
     /// The position before the move (FEN in the notation the variant's players use).
     pub fen: String,
@@ -134,7 +135,8 @@ impl Change {
 pub struct BestMove {
     /// The move.
     pub mv: Move,
-    /// The move in the variant's PDN.
+    /// The move as the variant's players write it ([`Notation::of`]: numbers, or algebraic
+    /// for Russian and Brazilian), the full path where the short form names two moves.
     pub pdn: String,
     /// The value of the position after it, for its side to move (as [`Ply::after`]).
     pub after: Dtw,
@@ -329,7 +331,10 @@ fn play(
                     second: gm.second,
                     text: gm.text.clone(),
                     error,
-                    legal: legal.iter().map(|m| pdn_in_for(rules, m, &legal)).collect(),
+                    legal: legal
+                        .iter()
+                        .map(|m| notation_in(rules, Notation::of(rules), m, &legal))
+                        .collect(),
                     fen: fen::write_customary(&pos, rules),
                 }))
             }
@@ -353,7 +358,7 @@ fn play(
             mover: pos.side_to_move(),
             text: gm.text.clone(),
             mv,
-            pdn: pdn_in_for(rules, &mv, &legal),
+            pdn: notation_in(rules, Notation::of(rules), &mv, &legal),
             fen: fen::write_customary(&pos, rules),
             before,
             after,
@@ -444,7 +449,7 @@ fn best_move(
     let r = ranked.into_iter().next()?;
     Some(BestMove {
         mv: r.mv,
-        pdn: pdn_in_for(rules, &r.mv, legal),
+        pdn: notation_in(rules, Notation::of(rules), &r.mv, legal),
         after: r.after,
     })
 }
