@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use dtb_probe::analyze::{self, Analysis, GameError, Ply};
-use dtb_probe::movegen::MoveError;
 use dtb_probe::pdn::{self, Game, PdnError};
 use dtb_probe::{fen, Color, Dtw, Tablebase};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -258,16 +257,11 @@ fn error_json(g: &Game, e: &GameError) -> Value {
         GameError::Move {
             ply,
             text,
-            error,
             legal,
             fen,
             ..
         } => {
-            let kind = match error {
-                MoveError::Ambiguous(..) => "ambiguous_move",
-                MoveError::Syntax(_) => "bad_move",
-                _ => "illegal_move",
-            };
+            let kind = e.kind();
             let m = g.moves.get(*ply);
             json!({
                 "kind": kind, "message": message, "ply": ply + 1,
@@ -275,10 +269,11 @@ fn error_json(g: &Game, e: &GameError) -> Value {
                 "line": m.map(|m| m.line), "legal_moves": legal, "fen": fen,
             })
         }
-        GameError::Fen { .. } => json!({"kind": "bad_fen", "message": message}),
-        GameError::GameType { .. } => json!({"kind": "game_type", "message": message}),
+        GameError::Fen { .. } | GameError::GameType { .. } => {
+            json!({"kind": e.kind(), "message": message})
+        }
         GameError::Probe { ply, .. } => {
-            json!({"kind": "probe", "message": message, "ply": ply + 1})
+            json!({"kind": e.kind(), "message": message, "ply": ply + 1})
         }
     }
 }

@@ -454,6 +454,24 @@ fn best_move(
     })
 }
 
+impl GameError {
+    /// The error's kind as JSON answers name it: `ambiguous_move`, `bad_move`,
+    /// `illegal_move`, `bad_fen`, `game_type` or `probe` (what `dtb analyze --json` and the
+    /// HTTP API give programs to branch on).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GameError::Move { error, .. } => match error {
+                MoveError::Ambiguous(..) => "ambiguous_move",
+                MoveError::Syntax(_) => "bad_move",
+                _ => "illegal_move",
+            },
+            GameError::Fen { .. } => "bad_fen",
+            GameError::GameType { .. } => "game_type",
+            GameError::Probe { .. } => "probe",
+        }
+    }
+}
+
 /// A value in words, with the winner named: `"White wins in 9 plies"`, `"draw"`.
 /// `side` is the side to move of the position valued.
 pub fn describe(value: &Dtw, side: Color) -> String {

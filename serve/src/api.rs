@@ -4,7 +4,7 @@
 use dtb_probe::analyze::{self as game_analysis, GameError, Ply};
 use dtb_probe::fen::{self, FenError, Notation};
 use dtb_probe::internal::format::ValueKind;
-use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move, MoveError};
+use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move};
 use dtb_probe::pdn::{self, Game, PdnError};
 use dtb_probe::{Color, Dtw, Position, ProbeError, RankedMove, Rules, Tablebase, Wld};
 use serde_json::{json, Value};
@@ -344,16 +344,11 @@ fn game_error_json(
         GameError::Move {
             ply,
             text,
-            error,
             legal,
             fen,
             ..
         } => {
-            let kind = match error {
-                MoveError::Ambiguous(..) => "ambiguous_move",
-                MoveError::Syntax(_) => "bad_move",
-                _ => "illegal_move",
-            };
+            let kind = e.kind();
             let (legal, fen) = match pos {
                 Some(pos) => {
                     let mut all = Vec::new();
@@ -373,10 +368,11 @@ fn game_error_json(
                 "line": m.map(|m| m.line), "legal_moves": legal, "fen": fen,
             })
         }
-        GameError::Fen { .. } => json!({"kind": "bad_fen", "message": message}),
-        GameError::GameType { .. } => json!({"kind": "game_type", "message": message}),
+        GameError::Fen { .. } | GameError::GameType { .. } => {
+            json!({"kind": e.kind(), "message": message})
+        }
         GameError::Probe { ply, .. } => {
-            json!({"kind": "probe", "message": message, "ply": ply + 1})
+            json!({"kind": e.kind(), "message": message, "ply": ply + 1})
         }
     }
 }
