@@ -142,16 +142,35 @@ fn count(n: usize, noun: &str) -> String {
     }
 }
 
-/// The file's text: UTF-8, or else each byte as its Latin-1 character.
+/// The largest PDN input read (bytes): a million games of a few hundred bytes each. A larger
+/// input (or an endless one, `/dev/zero`) is refused instead of filling memory.
+const MAX_INPUT: u64 = 1 << 30;
+
+/// The file's text: UTF-8, or else each byte as its Latin-1 character; at most
+/// [`MAX_INPUT`] bytes.
 fn read_text(path: &PathBuf) -> Result<String> {
-    let bytes = if path.as_os_str() == "-" {
-        let mut b = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut b)
-            .context("reading standard input")?;
-        b
+    use std::io::Read;
+    let what = if path.as_os_str() == "-" {
+        "standard input".to_string()
     } else {
-        std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+        path.display().to_string()
     };
+    let source: Box<dyn Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).with_context(|| format!("cannot read {what}"))?)
+    };
+    let mut bytes = Vec::new();
+    source
+        .take(MAX_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {what}"))?;
+    if bytes.len() as u64 > MAX_INPUT {
+        anyhow::bail!(
+            "{what} is larger than {} MiB: split it into smaller files",
+            MAX_INPUT >> 20
+        );
+    }
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => e.into_bytes().iter().map(|&b| char::from(b)).collect(),
