@@ -29,15 +29,85 @@
 //! [`CountProfile`]'s documentation has an example.
 //!
 //!
-//! Values under a profile (distance to conversion, cursed wins) are not computed yet: DTC
-//! tables come in a later step of issue 35. Whatever the profile, WLD and DTW tables are the
-//! same bytes, which is why the profile lives beside the rules ([`crate::Variant`]), not in
+//! **Values under a profile** are DTC codes ([`crate::value::Code`], the DTW code's bits with
+//! another meaning): for a position that wins or loses under the profile at counter 0, the
+//! plies to the next move that resets the counter into a position the same side still wins
+//! (or loses) under the profile, or to the end of the game; the winner minimises, the loser
+//! maximises. The side to move with counter c then wins iff the code is a win in at most
+//! L - c plies ([`CountProfile::result_at`]), which is why one number a position serves every
+//! counter. A game-theoretic win the rule turns into a draw (a *cursed win*) has a code above
+//! L ([`CountProfile::category`]), so the outcome of a DTC code is still the game-theoretic
+//! one. The solver and the probe get them by one rule at every move,
+//! [`CountProfile::convert`]. Whatever the profile, WLD and DTW tables are the same bytes,
+//! which is why the profile lives beside the rules ([`crate::Variant`]), not in
 //! [`Rules::encode`].
 
 use crate::material::Material;
 use crate::movegen::Move;
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::value::{Code, Wld, DRAW, LOST};
+
+/// The limit a regime without one stands in for when DTC codes mark cursed results: a
+/// result behind a conversion into a cursed win or blessed loss of a limited regime (a
+/// Russian capture from the unlimited general regime into *kings-4-5*) has a code above it.
+/// No real distance to conversion comes near it (the longest in any tablebase is a few
+/// hundred plies; the solver stops at 8191).
+pub const UNLIMITED_MARK: u16 = 4000;
+
+/// A position's value under a count profile at counter 0, in lichess's names for Syzygy's
+/// categories: a cursed win is a game-theoretic win that the count rule turns into a draw, a
+/// blessed loss the loss it saves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Category {
+    /// Won under the rule.
+    Win,
+    /// Won game-theoretically, drawn under the rule.
+    CursedWin,
+    /// Drawn.
+    Draw,
+    /// Lost game-theoretically, drawn under the rule.
+    BlessedLoss,
+    /// Lost under the rule.
+    Loss,
+}
+
+impl Category {
+    /// `win`, `cursed-win`, `draw`, `blessed-loss`, `loss` (lichess's names).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Win => "win",
+            Category::CursedWin => "cursed-win",
+            Category::Draw => "draw",
+            Category::BlessedLoss => "blessed-loss",
+            Category::Loss => "loss",
+        }
+    }
+
+    /// The game-theoretic outcome (a cursed win is a win).
+    pub fn game_theoretic(self) -> Wld {
+        match self {
+            Category::Win | Category::CursedWin => Wld::Win,
+            Category::Draw => Wld::Draw,
+            Category::BlessedLoss | Category::Loss => Wld::Loss,
+        }
+    }
+
+    /// The outcome under the rule at counter 0 (a cursed win is a draw).
+    pub fn under_rule(self) -> Wld {
+        match self {
+            Category::Win => Wld::Win,
+            Category::Loss => Wld::Loss,
+            _ => Wld::Draw,
+        }
+    }
+}
+
+impl std::fmt::Display for Category {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Which material a regime covers. A side is a *lone king* when it has one king and no men.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -553,6 +623,82 @@ impl CountProfile {
         let man = before.kings() & (1u64 << (mv.from & 63)) == 0;
         let after = mv.apply_unchecked(before);
         self.resets_material(&before.material(), &after.material(), man)
+    }
+
+    /// The limit DTC codes of material `m` are read against: its regime's limit, or
+    /// [`UNLIMITED_MARK`] for a regime without one.
+    pub fn dtc_limit(&self, m: &Material) -> u16 {
+        self.limit(self.regime(m)).unwrap_or(UNLIMITED_MARK)
+    }
+
+    /// The DTC code a move from material `before` to a position of DTC code `child` (from
+    /// its side to move, the mover's opponent) stands for, before the ply the move itself
+    /// takes ([`Code::parent`] adds it): the one rule by which the solver, the probe's
+    /// capture search and a root move's value combine DTC codes. `man`: whether the piece
+    /// moved was a man (only a quiet move's matters; a capture resets as [`Resets`] says).
+    ///
+    /// A move that does not reset the counter passes `child` on: the successor's counter is
+    /// one more, so its distance adds up. A move that resets it starts the successor at
+    /// counter 0, where only its category counts: a win or loss under the rule becomes one
+    /// that is over (0 plies), a cursed win or blessed loss one in the limit of `before`'s
+    /// regime ([`CountProfile::dtc_limit`]) plies, so that the mover's value lies above that
+    /// limit (cursed or blessed too) and keeps the game-theoretic outcome; a draw stays one.
+    #[doc(hidden)]
+    #[inline]
+    pub fn convert(&self, before: &Material, after: &Material, man: bool, child: Code) -> Code {
+        if !self.resets_material(before, after, man) {
+            return child;
+        }
+        let Some(plies) = child.plies() else {
+            return DRAW;
+        };
+        let win = child.wld() == Wld::Win;
+        let d = if plies <= self.dtc_limit(after) {
+            0
+        } else {
+            self.dtc_limit(before)
+        };
+        match (win, d) {
+            (false, 0) => LOST,
+            (true, d) => Code::win(d),
+            (false, d) => Code::loss(d),
+        }
+    }
+
+    /// The category at counter 0 of a position of material `m` whose DTC code is `code`.
+    #[doc(hidden)]
+    pub fn category(&self, m: &Material, code: Code) -> Category {
+        let Some(plies) = code.plies() else {
+            return Category::Draw;
+        };
+        let within = plies <= self.dtc_limit(m);
+        match (code.wld(), within) {
+            (Wld::Win, true) => Category::Win,
+            (Wld::Win, false) => Category::CursedWin,
+            (_, true) => Category::Loss,
+            (_, false) => Category::BlessedLoss,
+        }
+    }
+
+    /// The result for the side to move of a position of material `m` and DTC code `code`
+    /// when the counter stands at `counter` plies: a win (or loss) iff the code is one in at
+    /// most L - `counter` plies (a game that is over, 0 plies, whatever the counter). A
+    /// regime without a limit ignores the counter.
+    #[doc(hidden)]
+    pub fn result_at(&self, m: &Material, code: Code, counter: u16) -> Wld {
+        let Some(plies) = code.plies() else {
+            return Wld::Draw;
+        };
+        let r = self.regime(m);
+        let room = match self.limit(r) {
+            Some(l) => l.saturating_sub(counter),
+            None => UNLIMITED_MARK,
+        };
+        if plies == 0 || plies <= room {
+            code.wld()
+        } else {
+            Wld::Draw
+        }
     }
 
     /// Whether `pos` with counter `counter` (plies since the last reset) is drawn by the count:

@@ -98,7 +98,8 @@ use internal::{
 };
 
 pub use count::{
-    CountError, CountPreset, CountProfile, Regime, RegimeId, RegimeMaterial, Resets, COUNT_PRESETS,
+    Category, CountError, CountPreset, CountProfile, Regime, RegimeId, RegimeMaterial, Resets,
+    COUNT_PRESETS, UNLIMITED_MARK,
 };
 pub use format::{FormatError, ValueKind};
 pub use material::Material;
