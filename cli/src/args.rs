@@ -10,7 +10,9 @@ use dtb_probe::Rules;
 #[derive(clap::Args, Debug)]
 pub struct Variant {
     /// Variant: a preset, then any FIELD=VALUE overrides, comma-separated
-    /// (`english,blocked=majority`; fields and values: `dtb variants`).
+    /// (`english,blocked=majority`; fields and values: `dtb variants`), and for DTC values
+    /// its move-count limits in plies (`english,count=100`,
+    /// `international,count=sixteen:32,five:10`, `count=none`).
     #[arg(long, default_value = "english")]
     pub variant: String,
 }
@@ -21,11 +23,17 @@ impl Variant {
     pub fn rules(&self) -> Result<Rules> {
         rules_named(&self.variant)
     }
+
+    /// The rule set and its count profile (DTC values; the preset's unless `count=`).
+    pub fn parsed(&self) -> Result<dtb_probe::Variant> {
+        dtb_probe::Variant::parse(&self.variant)
+            .map_err(|e| anyhow::anyhow!("--variant {:?}: {e}", self.variant))
+    }
 }
 
 /// The rule set of one `--variant` argument. The text may hold a `count=` profile
-/// ([`dtb_probe::Variant::parse`]), checked here; WLD and DTW values do not depend on it,
-/// so no command uses it yet (DTC tables come in a later step of issue 35).
+/// ([`dtb_probe::Variant::parse`]), checked here; WLD and DTW values do not depend on it
+/// (DTC values do: [`Variant::parsed`]).
 pub fn rules_named(spec: &str) -> Result<Rules> {
     dtb_probe::Variant::parse(spec)
         .map(|v| v.rules)
@@ -60,8 +68,11 @@ pub struct Set {
     /// Directory of the tables (created if missing).
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
-    /// The value kinds to write, comma-separated: `wld` (win/loss/draw, always written) and
-    /// `dtw` (exact distance to win in plies, and the best move). Default: wld,dtw. With
+    /// The value kinds to write, comma-separated: `wld` (win/loss/draw, always written),
+    /// `dtw` (exact distance to win in plies, and the best move) or `dtc` (distance to
+    /// conversion in plies under the variant's move-count rule, `count=` in --variant:
+    /// cursed wins, and values at any counter; dtw and dtc go in separate runs, into the
+    /// same directory if you like). Default: wld,dtw. With
     /// `wld` alone, solved slices are kept at 2 bits a position instead of 16 (what 7 and
     /// 8 pieces need to fit in memory), and `dtb probe` answers win, loss or draw without
     /// distance or best move.

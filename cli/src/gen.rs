@@ -84,7 +84,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .zstd
         .or(a.zstd_level.map(CompressionParams::level))
         .unwrap_or(build::ZSTD);
-    let rules = a.set.variant.rules()?;
+    let variant = a.set.variant.parsed()?;
+    let rules = variant.rules;
     let out = a.set.out.clone();
     let plan = match &a.slice {
         Some(text) => {
@@ -99,7 +100,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .set
         .with_format_version(plan.with_values(a.set.values()))?
         .with_zstd(zstd)
-        .with_fill(a.fill.into());
+        .with_fill(a.fill.into())
+        .with_count(variant.count);
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }

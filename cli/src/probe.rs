@@ -47,6 +47,16 @@ pub struct Args {
     /// for Russian and Brazilian, numeric for the others. FEN input may be in either.
     #[arg(long, value_enum)]
     notation: Option<NotationArg>,
+    /// Plies since the counter of the variant's move-count rule was last reset (by a capture
+    /// or a man move, as `dtb variants` says for each variant; `count=` in --variant changes
+    /// the limits). With DTC tables in the directory (`dtb gen --values dtc`) each answer
+    /// adds the value under that rule: its category at counter 0 (win, cursed-win, draw,
+    /// blessed-loss, loss), the result at this counter and the distance to conversion in
+    /// plies ("category", "result", "dtc", "counter" in --json; per move with --moves,
+    /// with "zeroing"). Default 0. A counter at or over the limit of the position's regime
+    /// is an error (the game is already drawn).
+    #[arg(long, value_name = "PLIES", value_parser = crate::args::number_in(0u16, None))]
+    counter: Option<u16>,
     /// Positions in PDN FEN.
     fens: Vec<String>,
 }
@@ -65,11 +75,12 @@ enum NotationArg {
 /// # Errors
 /// Any failure, as one message chain for the caller to print.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let rules = a.variant.rules()?;
-    probe(&rules, a)
+    let variant = a.variant.parsed()?;
+    probe(&variant, a)
 }
 
-fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
+fn probe(variant: &dtb_probe::Variant, a: Args) -> Result<ExitCode> {
+    let rules = &variant.rules;
     let Args {
         dir: dirs,
         json,
@@ -78,6 +89,7 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
         moves,
         fens,
         notation,
+        counter,
         ..
     } = a;
     let notation = match notation {
@@ -85,8 +97,8 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
         Some(NotationArg::Algebraic) => Notation::Algebraic,
         None => Notation::of(rules),
     };
-    let out_as = Out { json, notation };
     let mut tb = open_tables(&dirs[0], rules)?;
+    tb.set_count_profile(variant.count);
     for d in &dirs[1..] {
         if !d.is_dir() {
             bail!(
@@ -107,6 +119,18 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
              (built with --wld-only): build without --wld-only, or probe without --line"
         );
     }
+    let dtc = !tb.materials(ValueKind::Dtc).is_empty();
+    if counter.is_some() && !dtc {
+        bail!(
+            "--counter gives values under the move-count rule, which needs DTC tables; {names} \
+             holds none: build them with dtb gen --values dtc"
+        );
+    }
+    let out_as = Out {
+        json,
+        notation,
+        counter: dtc.then_some(counter.unwrap_or(0)),
+    };
     if fens.is_empty() && batch.is_none() {
         bail!("no position given: pass FEN arguments or --batch FILE");
     }
@@ -184,6 +208,8 @@ fn probe(rules: &Rules, a: Args) -> Result<ExitCode> {
 struct Out {
     json: bool,
     notation: Notation,
+    /// The counter DTC values are given at (`None`: no DTC tables, no such values).
+    counter: Option<u16>,
 }
 
 /// Longest batch line read, in bytes without its line end: a FEN is at most a few hundred
@@ -246,7 +272,7 @@ fn read_line_bounded(
 /// What kind of failure `e` is, for programs reading `--json`: `malformed_fen`,
 /// `illegal_position`, `game_over`, `missing_table`, `corrupt_table`, `variant_mismatch`
 /// (a file of another variant, rule set or slice under this one's name), `capture_position`,
-/// `directory`, or `error` for anything else.
+/// `counter_out_of_range`, `directory`, or `error` for anything else.
 fn error_kind(e: &anyhow::Error) -> &'static str {
     use dtb_probe::fen::FenError;
     use dtb_probe::ProbeError;
@@ -262,6 +288,7 @@ fn error_kind(e: &anyhow::Error) -> &'static str {
                 }
                 ProbeError::Directory { .. } => "directory",
                 ProbeError::CapturePosition => "capture_position",
+                ProbeError::CounterOutOfRange { .. } => "counter_out_of_range",
             };
         }
         if let Some(f) = cause.downcast_ref::<FenError>() {
@@ -312,7 +339,7 @@ fn answer_probe(
     out: &mut dyn Write,
 ) -> Result<bool> {
     let json = how.json;
-    match probe_one(tb, rules, f, how.notation) {
+    match probe_one(tb, rules, f, how) {
         Ok(a) => {
             if json {
                 writeln!(out, "{}", json_line(&a.json(f)))?;
@@ -346,7 +373,7 @@ fn answer_moves(
     let json = how.json;
     let ranked = (|| -> Result<_> {
         let pos = fen::parse(f, rules)?;
-        let a = probe_one(tb, rules, f, how.notation)?;
+        let a = probe_one(tb, rules, f, how)?;
         let ranked = if tb.materials(ValueKind::Dtw).is_empty() {
             tb.probe_moves_wld(&pos)?
         } else {
@@ -354,16 +381,26 @@ fn answer_moves(
         };
         let mut all = Vec::new();
         legal_moves(rules, &pos, Counting::Unique, &mut all);
-        let rows: Vec<(String, dtb_probe::Dtw, String)> = ranked
-            .iter()
-            .map(|r| {
-                (
-                    notation_in(rules, how.notation, &r.mv, &all),
-                    r.for_mover(),
-                    fen::write_in(&r.mv.apply_unchecked(&pos), rules, how.notation),
-                )
-            })
-            .collect();
+        let row = |r: &dtb_probe::RankedMove, dtc| {
+            (
+                notation_in(rules, how.notation, &r.mv, &all),
+                r.for_mover(),
+                fen::write_in(&r.mv.apply_unchecked(&pos), rules, how.notation),
+                dtc,
+            )
+        };
+        let rows: Vec<Row> = match how.counter {
+            // Under the count rule: its order, each move with its game value too.
+            Some(c) => tb
+                .probe_moves_dtc(&pos, c)?
+                .into_iter()
+                .filter_map(|d| {
+                    let r = ranked.iter().find(|r| r.mv == d.mv)?;
+                    Some(row(r, Some(d)))
+                })
+                .collect(),
+            None => ranked.iter().map(|r| row(r, None)).collect(),
+        };
         Ok((a, rows))
     })();
     let (a, rows) = match ranked {
@@ -376,8 +413,15 @@ fn answer_moves(
     if json {
         let moves: Vec<_> = rows
             .iter()
-            .map(|(m, v, after)| {
-                json!({"move": m, "wld": v.wld.to_string(), "dtw": v.plies, "fen": after})
+            .map(|(m, v, after, d)| {
+                let mut o =
+                    json!({"move": m, "wld": v.wld.to_string(), "dtw": v.plies, "fen": after});
+                if let Some(d) = d {
+                    // The position after the move, for its side to move (lichess's way).
+                    dtc_json(&mut o, &d.after);
+                    o["zeroing"] = json!(d.zeroing);
+                }
+                o
             })
             .collect();
         let mut o = a.json(f);
@@ -385,17 +429,33 @@ fn answer_moves(
         writeln!(out, "{}", json_line(&o))?;
     } else {
         writeln!(out, "{}", a.text(f))?;
-        let width = rows.iter().map(|(m, _, _)| m.len()).max().unwrap_or(0);
-        for (m, v, after) in &rows {
+        let width = rows.iter().map(|(m, _, _, _)| m.len()).max().unwrap_or(0);
+        for (m, v, after, d) in &rows {
             let value = match v.plies {
                 Some(p) => format!("{} in {}", v.wld, plies(p)),
                 None => v.wld.to_string(),
             };
-            writeln!(out, "  {m:<width$}  {value:<16}  {after}")?;
+            let rule = d.as_ref().map_or(String::new(), |d| {
+                format!(
+                    "  [after it: {}{}]",
+                    dtc_text(&d.after),
+                    if d.zeroing { "; resets the counter" } else { "" }
+                )
+            });
+            writeln!(out, "  {m:<width$}  {value:<16}  {after}{rule}")?;
         }
     }
     Ok(a.missing.is_none())
 }
+
+/// One row of `--moves`: the move, its game value for the mover, the FEN after it, and
+/// with DTC tables its value under the count rule.
+type Row = (
+    String,
+    dtb_probe::Dtw,
+    String,
+    Option<dtb_probe::RankedDtcMove>,
+);
 
 /// Play and print the best line from one FEN; false if it failed.
 fn answer_line(
@@ -486,6 +546,8 @@ struct ProbeAnswer {
     /// Plies to the end (`None`: a draw, or not known, see `missing`).
     dtw: Option<u16>,
     best: Option<String>,
+    /// The value under the count rule, where DTC tables are there.
+    dtc: Option<dtb_probe::Dtc>,
     /// Why the distance or the best move is not given although the directory holds DTW
     /// tables: the missing table (`None` for a complete answer, and in a WLD-only
     /// directory, where no distance is expected).
@@ -496,6 +558,9 @@ impl ProbeAnswer {
     /// `{"fen", "wld", "dtw", "best_move"}`, with `"missing"` for an incomplete answer.
     fn json(&self, f: &str) -> serde_json::Value {
         let mut o = json!({"fen": f, "wld": self.wld, "dtw": self.dtw, "best_move": self.best});
+        if let Some(d) = &self.dtc {
+            dtc_json(&mut o, d);
+        }
         if let Some(m) = &self.missing {
             o["missing"] = json!(m);
         }
@@ -511,6 +576,9 @@ impl ProbeAnswer {
         if let Some(b) = &self.best {
             line.push_str(&format!("  best {b}"));
         }
+        if let Some(d) = &self.dtc {
+            line.push_str(&format!("  [count rule: {}]", dtc_text(d)));
+        }
         line
     }
 }
@@ -518,7 +586,8 @@ impl ProbeAnswer {
 /// The answer for one FEN. DTW and best move are `None` where the DTW tables are missing;
 /// where the directory holds DTW tables but one this position needs is missing, what can be
 /// answered is, and `missing` says what is not and why.
-fn probe_one(tb: &Tablebase, rules: &Rules, f: &str, notation: Notation) -> Result<ProbeAnswer> {
+fn probe_one(tb: &Tablebase, rules: &Rules, f: &str, how: Out) -> Result<ProbeAnswer> {
+    let notation = how.notation;
     let pos = fen::parse(f, rules)?;
     let wld = tb.probe_wld(&pos)?;
     // A directory without any DTW table is a WLD-only build: no distance is expected.
@@ -578,10 +647,55 @@ fn probe_one(tb: &Tablebase, rules: &Rules, f: &str, notation: Notation) -> Resu
     } else {
         dtw
     };
+    let dtc = match how.counter {
+        Some(c) => match tb.probe_dtc(&pos, c) {
+            Ok(d) if d.category.game_theoretic() != wld => bail!(
+                "WLD and DTC tables disagree on this position ({wld} vs {}): run dtb verify",
+                d.category
+            ),
+            Ok(d) => Some(d),
+            Err(
+                e @ dtb_probe::ProbeError::MissingTable {
+                    kind: ValueKind::Dtc,
+                    ..
+                },
+            ) => {
+                missing = Some(format!("value under the count rule unknown: {e}"));
+                None
+            }
+            Err(e) => return Err(e.into()),
+        },
+        None => None,
+    };
     Ok(ProbeAnswer {
         wld: wld.to_string(),
         dtw,
         best,
+        dtc,
         missing,
     })
+}
+
+/// The JSON fields of a DTC value: `category`, `result` (at `counter`), `dtc`, `counter`.
+fn dtc_json(o: &mut serde_json::Value, d: &dtb_probe::Dtc) {
+    o["category"] = json!(d.category.as_str());
+    o["result"] = json!(d.result.as_str());
+    o["dtc"] = json!(d.plies);
+    o["counter"] = json!(d.counter);
+}
+
+/// `cursed-win, 85 plies to conversion (limit 80); at counter 3: draw`.
+fn dtc_text(d: &dtb_probe::Dtc) -> String {
+    let mut t = d.category.to_string();
+    if let Some(p) = d.plies.filter(|_| d.category != dtb_probe::Category::Draw) {
+        t.push_str(&format!(", {} to conversion", plies(p)));
+    }
+    match d.limit {
+        Some(l) => t.push_str(&format!(" (limit {})", plies(l))),
+        None => t.push_str(" (no count limit here)"),
+    }
+    if d.counter != 0 {
+        t.push_str(&format!("; at counter {}: {}", d.counter, d.result));
+    }
+    t
 }

@@ -52,6 +52,8 @@ impl Finished for TableSource {
             // The code keeps the flag of a reversed outcome (`blocked = majority`), which
             // `plies + 1` alone would drop.
             ValueKind::Dtw => self.tb.probe_dtw(pos)?.code(),
+            // DTC codes as stored (the solver converts what a move makes of them).
+            ValueKind::Dtc => self.tb.probe_code(pos, ValueKind::Dtc)?,
         })
     }
 }

@@ -15,6 +15,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode};
 use dtb_probe::internal::index::{KingsRanker, SliceIndex};
 use dtb_probe::internal::material::Material;
@@ -133,7 +134,7 @@ fn read_side(table: &TableFile, kind: ValueKind, first: u32) -> Result<Codes, Ta
             }
             Ok(Codes::Wld(w))
         }
-        ValueKind::Dtw => {
+        ValueKind::Dtw | ValueKind::Dtc => {
             let mut v = vec![Code::from_bits(0); len];
             v.par_chunks_mut(block_len.max(1))
                 .enumerate()
@@ -192,6 +193,9 @@ pub struct Missing {
 /// an array access, not a hash: it happens for every exit of every position solved).
 pub struct Store {
     rules: Rules,
+    /// DTC values (a build of DTC files): the count profile by which a capture search
+    /// combines them ([`CountProfile::convert`]); `None` for game values.
+    count: Option<CountProfile>,
     slices: Vec<Option<Arc<StoredSlice>>>,
 }
 
@@ -212,7 +216,24 @@ impl Store {
     pub fn new(rules: Rules) -> Store {
         Store {
             rules,
+            count: None,
             slices: Vec::new(),
+        }
+    }
+
+    /// A store of DTC values under `count`: the capture searches that resolve a slice read
+    /// from its file combine values as [`CountProfile::convert`] says.
+    pub fn with_count(mut self, count: CountProfile) -> Store {
+        self.count = Some(count);
+        self
+    }
+
+    /// What a capture from `before` into a position of value `child` stands for.
+    #[inline]
+    fn capture_code(&self, before: &Position, after: &Position, child: Code) -> Code {
+        match &self.count {
+            None => child,
+            Some(p) => p.convert(&before.material(), &after.material(), true, child),
         }
     }
 
@@ -288,6 +309,15 @@ impl Store {
         self.load_file(material, path, ValueKind::Dtw)
     }
 
+    /// Read a DTC table file entirely into the store, which must be one of DTC values
+    /// under the file's count profile ([`Store::with_count`]).
+    ///
+    /// # Errors
+    /// A [`TableError`] if the file cannot be read, is corrupt, or is of another profile.
+    pub fn load_dtc_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
+        self.load_file(material, path, ValueKind::Dtc)
+    }
+
     /// Read a WLD table file entirely into the store (packed, as a WLD-only build keeps it).
     ///
     /// # Errors
@@ -314,6 +344,12 @@ impl Store {
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
         }
+        if kind == ValueKind::Dtc && self.count.map(|p| p.encode()) != Some(h.count_code) {
+            return Err(invalid(format!(
+                "its DTC values are under another count profile than the build's ({})",
+                self.count.map_or_else(|| "none".to_string(), |p| p.describe())
+            )));
+        }
         let mut first = 0u32; // the side's first block
         for (s, slot) in sides.iter_mut().enumerate() {
             if !h.side_stored(s) {
@@ -330,7 +366,7 @@ impl Store {
             DontCare::Captures
         };
         self.insert_held(material, sides, dont_care);
-        if kind == ValueKind::Dtw {
+        if kind != ValueKind::Wld {
             // Distances have no 2-bit memo: a DTW slice is resolved whole now, as a look-up
             // that searched each time would cost more than that.
             self.resolve_whole(material).map_err(|e| {
@@ -522,7 +558,7 @@ impl Store {
             }
             let mut best = Best::default();
             for succ in &after {
-                best.offer(self.value(succ, &mut look)?);
+                best.offer(self.capture_code(pos, succ, self.value(succ, &mut look)?));
             }
             set(j, best.value());
             Ok(())
@@ -720,9 +756,11 @@ impl Store {
             cache.buffers.push(buf);
             return Ok(None);
         }
+        // Only a capture position of a DTC slice may be met here (DTC files leave threat
+        // positions as they are), and every one of its moves is a capture.
         let mut best = Best::default();
         for succ in &buf.after {
-            best.offer(self.value(succ, cache)?);
+            best.offer(self.capture_code(pos, succ, self.value(succ, cache)?));
         }
         cache.buffers.push(buf);
         Ok(Some(best.value()))
@@ -781,6 +819,11 @@ impl ValueSource for Store {
         let v = s.sides[side.index()].as_ref().ok_or_else(missing)?;
         v.get(s.index.index(pos) as usize, s.index.size())
             .ok_or_else(missing)
+    }
+
+    #[inline]
+    fn capture_code(&self, before: &Position, after: &Position, child: Code) -> Code {
+        Store::capture_code(self, before, after, child)
     }
 
     fn threats_dont_care(&self, pos: &Position) -> Result<bool, Missing> {

@@ -6,13 +6,14 @@
 use dtb_probe::internal::format::ValueKind;
 
 /// Every value kind, in the order files are named and written (WLD first).
-pub const ALL: [ValueKind; 2] = [ValueKind::Wld, ValueKind::Dtw];
+pub const ALL: [ValueKind; 3] = [ValueKind::Wld, ValueKind::Dtw, ValueKind::Dtc];
 
 /// The place of `k` in [`ALL`] (a new kind fails to compile here: add it to [`ALL`] too).
 const fn bit(k: ValueKind) -> u8 {
     match k {
         ValueKind::Wld => 1 << 0,
         ValueKind::Dtw => 1 << 1,
+        ValueKind::Dtc => 1 << 2,
     }
 }
 
@@ -26,6 +27,9 @@ impl Values {
     pub const WLD: Values = Values(bit(ValueKind::Wld));
     /// WLD and DTW files (`dtb gen`'s default).
     pub const WLD_DTW: Values = Values(bit(ValueKind::Wld) | bit(ValueKind::Dtw));
+    /// WLD and DTC files (`dtb gen --values dtc`): distances to conversion under the plan's
+    /// count profile, and the game-theoretic WLD from the same solve.
+    pub const WLD_DTC: Values = Values(bit(ValueKind::Wld) | bit(ValueKind::Dtc));
 
     /// This set and `k`.
     pub const fn with(self, k: ValueKind) -> Values {
@@ -47,9 +51,16 @@ impl Values {
     /// outcome alone (the grouped WLD solver, 2 bits a position, threat positions "don't
     /// care" in version 3 files).
     pub fn solves_distances(self) -> bool {
-        self.iter().any(|k| match k {
+        self.distance().is_some()
+    }
+
+    /// The kind of distance the solver finds, if any: DTW (to the end of the game) or DTC
+    /// (to conversion under a count profile). A set holds one at most
+    /// ([`std::str::FromStr`] refuses both).
+    pub fn distance(self) -> Option<ValueKind> {
+        self.iter().find(|k| match k {
             ValueKind::Wld => false,
-            ValueKind::Dtw => true,
+            ValueKind::Dtw | ValueKind::Dtc => true,
         })
     }
 
@@ -97,6 +108,12 @@ impl std::str::FromStr for Values {
             };
             v = v.with(k);
         }
+        if v.contains(ValueKind::Dtw) && v.contains(ValueKind::Dtc) {
+            return Err("dtw and dtc are solved apart (one kind of distance a build): run \
+                        `dtb gen` once with --values dtw and once with --values dtc into the \
+                        same directory"
+                .to_string());
+        }
         Ok(v)
     }
 }
@@ -118,8 +135,13 @@ mod tests {
         let e = "wld,dtz".parse::<Values>().unwrap_err();
         assert_eq!(
             e,
-            "no value kind 'dtz'; the kinds are wld, dtw (comma-separated)"
+            "no value kind 'dtz'; the kinds are wld, dtw, dtc (comma-separated)"
         );
+        assert_eq!("dtc".parse::<Values>(), Ok(Values::WLD_DTC));
+        assert_eq!(Values::WLD_DTC.distance(), Some(ValueKind::Dtc));
+        assert_eq!(Values::WLD_DTW.distance(), Some(ValueKind::Dtw));
+        assert_eq!(Values::WLD.distance(), None);
+        assert!("dtw,dtc".parse::<Values>().unwrap_err().contains("apart"));
         assert!("".parse::<Values>().is_err());
         let long = "x".repeat(10_000);
         assert!(long.parse::<Values>().unwrap_err().len() < 100);

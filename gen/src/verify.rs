@@ -21,6 +21,7 @@ use std::sync::Mutex;
 use dtb_probe::internal::format::{
     parse_file_name, table_file_name, ValueKind, WldCode, FORMAT_VERSION_THREAT,
 };
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
@@ -79,8 +80,23 @@ pub fn verify_dir_sampled(
     let tb = Tablebase::with_cache_bytes(rules, 256 << 20);
     let mut tb = tb;
     tb.add_directory(dir)?;
+    // DTC files are checked under the count profile the first one states (a file of
+    // another profile is then reported as a mismatch).
+    if let Some(&m) = tb.materials(ValueKind::Dtc).first() {
+        let cache = std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(0));
+        let profile = TableFile::open(&file_of(dir, &rules, m, ValueKind::Dtc), cache)
+            .ok()
+            .and_then(|t| CountProfile::decode(&t.header().count_code));
+        if let Some(p) = profile {
+            tb.set_count_profile(p);
+        }
+    }
     let mut slices: Vec<Material> = tb.materials(ValueKind::Wld);
-    for m in tb.materials(ValueKind::Dtw) {
+    for m in tb
+        .materials(ValueKind::Dtw)
+        .into_iter()
+        .chain(tb.materials(ValueKind::Dtc))
+    {
         if !slices.contains(&m) {
             slices.push(m);
         }
@@ -106,6 +122,8 @@ fn file_of(dir: &Path, rules: &Rules, m: Material, kind: ValueKind) -> PathBuf {
     dir.join(table_file_name(rules.name, m, kind))
 }
 
+/// Checks slice `m`: its WLD file, and each distance file it has (DTW, DTC) against its
+/// successors, one pass each.
 fn verify_slice(
     tb: &Tablebase,
     m: Material,
@@ -114,10 +132,36 @@ fn verify_slice(
     sample: Option<u64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> SliceReport {
+    let distances: Vec<ValueKind> = [ValueKind::Dtw, ValueKind::Dtc]
+        .into_iter()
+        .filter(|&k| values.contains(k))
+        .collect();
+    if distances.is_empty() {
+        return verify_slice_kind(tb, m, dir, None, sample, progress);
+    }
+    let mut reports = distances
+        .into_iter()
+        .map(|k| verify_slice_kind(tb, m, dir, Some(k), sample, progress));
+    let mut first = reports.next().unwrap_or_else(|| unreachable!("one kind at least"));
+    for r in reports {
+        first.problems.extend(r.problems);
+    }
+    first
+}
+
+/// Checks slice `m`'s WLD file and its file of `distance` (none: outcomes only).
+fn verify_slice_kind(
+    tb: &Tablebase,
+    m: Material,
+    dir: &Path,
+    distance: Option<ValueKind>,
+    sample: Option<u64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> SliceReport {
     let rules = tb.rules();
     let mut problems = Vec::new();
-    let outcomes_only = !values.solves_distances();
-    let (wld, dtw) = open_checked(tb, rules, m, dir, values, &mut problems);
+    let outcomes_only = distance.is_none();
+    let (wld, dtw) = open_checked(tb, rules, m, dir, distance, &mut problems);
     let (Some(wld), true) = (wld, outcomes_only || dtw.is_some()) else {
         return SliceReport {
             material: m,
@@ -140,6 +184,7 @@ fn verify_slice(
         ix,
         wld,
         dtw,
+        kind: distance.unwrap_or(ValueKind::Wld),
         outcomes_only,
         threat_files: wld.header().version == FORMAT_VERSION_THREAT,
         // Checking every position: also add up the true values, to check the figures the
@@ -182,7 +227,7 @@ fn verify_slice(
         let mut fig = std::mem::take(&mut *found.figures.lock().expect("no panics while held"));
         check.add_unstored_sides(&mut fig, progress);
         let mut files = vec![(ValueKind::Wld, wld)];
-        files.extend(dtw.map(|t| (ValueKind::Dtw, t)));
+        files.extend(dtw.map(|t| (distance.unwrap_or(ValueKind::Dtw), t)));
         for (kind, t) in files {
             let what = file_of(dir, rules, m, kind).display().to_string();
             for message in fig.header_problems(t.header(), kind, n) {
@@ -213,7 +258,7 @@ fn open_checked<'a>(
     rules: &Rules,
     m: Material,
     dir: &Path,
-    values: Values,
+    distance: Option<ValueKind>,
     problems: &mut Vec<Problem>,
 ) -> (Option<&'a TableFile>, Option<&'a TableFile>) {
     let mut open = |kind: ValueKind| {
@@ -235,11 +280,7 @@ fn open_checked<'a>(
             .ok()
     };
     let wld = open(ValueKind::Wld);
-    let dtw = if values.contains(ValueKind::Dtw) {
-        open(ValueKind::Dtw)
-    } else {
-        None
-    };
+    let dtw = distance.and_then(&mut open);
     (wld, dtw)
 }
 
@@ -250,6 +291,8 @@ struct SliceCheck<'a> {
     ix: SliceIndex,
     wld: &'a TableFile,
     dtw: Option<&'a TableFile>,
+    /// The kind of `dtw`: DTW or DTC (WLD when there is none).
+    kind: ValueKind,
     /// Only outcomes are checked (the slice has no DTW file).
     outcomes_only: bool,
     /// The WLD file leaves threat positions "don't care" (format version 3).
@@ -292,7 +335,7 @@ impl SliceCheck<'_> {
             if self.whole {
                 // A "don't care" entry: its true value comes from the capture search; its
                 // stored DTW code still counts towards the file's largest code.
-                fig.add_true(tb, &pos, self.dtw.is_some());
+                fig.add_true(tb, &pos, self.dtw.map(|_| self.kind));
                 if let Some(Ok(code)) = self.dtw.map(|t| t.stored_code(side.index(), i)) {
                     fig.max_stored = fig.max_stored.max(code & !FLIP);
                 }
@@ -364,10 +407,22 @@ impl SliceCheck<'_> {
         let mut best = Best::default();
         for mv in moves {
             let succ = mv.apply_unchecked(pos);
-            let probed = if self.outcomes_only {
-                self.tb.probe_wld(&succ).map(Code::of_wld)
-            } else {
-                self.tb.probe_dtw(&succ).map(|d| d.code())
+            let probed = match self.kind {
+                _ if self.outcomes_only => self.tb.probe_wld(&succ).map(Code::of_wld),
+                ValueKind::Dtc => {
+                    // What the move makes of the successor's DTC code: it may reset the
+                    // counter.
+                    let man = pos.kings() & (1u64 << (mv.from & 63)) == 0;
+                    self.tb.probe_code(&succ, ValueKind::Dtc).map(|c| {
+                        self.tb.count_profile().convert(
+                            &pos.material(),
+                            &succ.material(),
+                            man,
+                            c,
+                        )
+                    })
+                }
+                _ => self.tb.probe_dtw(&succ).map(|d| d.code()),
             };
             best.offer(probed.map_err(|e| dtb_probe::report(&e))?);
         }
@@ -389,7 +444,7 @@ impl SliceCheck<'_> {
                 let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
                 for i in lo..hi {
                     let pos = self.ix.unindex_cached(i, side, &mut men);
-                    part.add_true(self.tb, &pos, self.dtw.is_some());
+                    part.add_true(self.tb, &pos, self.dtw.map(|_| self.kind));
                 }
                 merged.lock().expect("no panics while held").merge(&part);
                 progress(hi - lo);
@@ -501,11 +556,13 @@ impl Figures {
     }
 
     /// Count `pos` by its true value, found by the probe (capture search).
-    fn add_true(&mut self, tb: &Tablebase, pos: &dtb_probe::Position, with_dtw: bool) {
-        let got = if with_dtw {
-            tb.probe_dtw(pos).map(|d| (d.wld, Some(d.code())))
-        } else {
-            tb.probe_wld(pos).map(|w| (w, None))
+    fn add_true(&mut self, tb: &Tablebase, pos: &dtb_probe::Position, kind: Option<ValueKind>) {
+        let got = match kind {
+            Some(ValueKind::Dtc) => tb
+                .probe_code(pos, ValueKind::Dtc)
+                .map(|c| (c.wld(), Some(c))),
+            Some(_) => tb.probe_dtw(pos).map(|d| (d.wld, Some(d.code()))),
+            None => tb.probe_wld(pos).map(|w| (w, None)),
         };
         match got {
             Ok((w, code)) => self.add(pos.side_to_move(), w, code),
@@ -557,6 +614,9 @@ impl Figures {
         let with_dtw = self.max_true > 0 || self.max_stored > 0;
         let (stated, found) = match kind {
             ValueKind::Dtw => (h.max_plies, self.max_stored.saturating_sub(1)),
+            // A DTC header states the longest true distance, capture positions' included
+            // (a conversion above the limit may be a capture's alone).
+            ValueKind::Dtc => (h.max_plies, self.max_true.saturating_sub(1)),
             ValueKind::Wld if h.max_plies != 0 && with_dtw => {
                 (h.max_plies, self.max_true.saturating_sub(1))
             }

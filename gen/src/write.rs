@@ -642,6 +642,7 @@ mod tests {
             block_count: 0,
             counts: [[100, 200, 300], [400, 500, 600]],
             max_plies: 0,
+            count_code: [0; 16],
             payload_crc: 0,
         }
     }

@@ -781,6 +781,20 @@ impl CountProfile {
         Ok(out)
     }
 
+    /// Every regime's limit as `count=` writes it, in the order of
+    /// [`CountProfile::regimes`]: `general:80`, `five:10,sixteen:32,general:50`,
+    /// `general:none`.
+    pub fn describe(&self) -> String {
+        self.regimes()
+            .iter()
+            .map(|r| match r.limit {
+                Some(l) => format!("{}:{l}", r.name),
+                None => format!("{}:none", r.name),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
     /// The `count=` value that turns `base` into this profile ([`CountProfile::with_limits`]
     /// reads it back), or `None` when they are equal or of different structure: each regime
     /// whose limit differs as `REGIME:PLIES` or `REGIME:none`, or `PLIES` alone for a profile

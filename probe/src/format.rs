@@ -142,22 +142,32 @@ pub enum ValueKind {
     /// in [`FORMAT_VERSION_FLIP`] files codes with bit 15 set reverse that outcome
     /// ([`crate::value`]).
     Dtw,
+    /// Distance to conversion under a count profile (issue 35): the DTW code's bits
+    /// ([`crate::value::Code`]), where plies count to the next move that resets the counter
+    /// into a position the same side still wins (or loses) under the profile, or to the end
+    /// of the game; a code above the regime's limit is a cursed win or blessed loss
+    /// ([`crate::count::CountProfile::category`]). Always 16-bit codes of
+    /// [`FORMAT_VERSION_FLIP`] files (a conversion into a won position is a loss in 1 ply,
+    /// a flagged code); the header holds the profile ([`Header::count_code`]).
+    Dtc,
 }
 
 impl ValueKind {
-    /// File name extension of this kind, without the dot: `"wld"` or `"dtw"`.
+    /// File name extension of this kind, without the dot: `"wld"`, `"dtw"` or `"dtc"`.
     pub fn extension(self) -> &'static str {
         match self {
             ValueKind::Wld => "wld",
             ValueKind::Dtw => "dtw",
+            ValueKind::Dtc => "dtc",
         }
     }
 
-    /// The byte stored in header byte 12: 1 = WLD, 2 = DTW.
+    /// The byte stored in header byte 12: 1 = WLD, 2 = DTW, 3 = DTC.
     pub fn code(self) -> u8 {
         match self {
             ValueKind::Wld => 1,
             ValueKind::Dtw => 2,
+            ValueKind::Dtc => 3,
         }
     }
 
@@ -166,6 +176,7 @@ impl ValueKind {
         match code {
             1 => Some(ValueKind::Wld),
             2 => Some(ValueKind::Dtw),
+            3 => Some(ValueKind::Dtc),
             _ => None,
         }
     }
@@ -288,8 +299,8 @@ pub enum FormatError {
 /// |----------|----------------------|----------------------------------------------------|
 /// | 0..8     | magic                | [`MAGIC`]                                          |
 /// | 8..12    | format_version (u32) | [`FORMAT_VERSION`]                                 |
-/// | 12       | value_kind (u8)      | 1 = WLD, 2 = DTW                                   |
-/// | 13       | value_width (u8)     | bits per value: WLD 2; DTW 8 or 16                 |
+/// | 12       | value_kind (u8)      | 1 = WLD, 2 = DTW, 3 = DTC                          |
+/// | 13       | value_width (u8)     | bits per value: WLD 2; DTW 8 or 16; DTC 16         |
 /// | 14..16   | reserved             | zero                                               |
 /// | 16..48   | variant              | ASCII name, NUL padded                             |
 /// | 48..64   | rules_code           | 16 opaque bytes                                    |
@@ -301,7 +312,8 @@ pub enum FormatError {
 /// | 84..88   | block_count (u32)    | number of blocks in the file                       |
 /// | 88..136  | counts (6 × u64)     | white W, L, D; black W, L, D                       |
 /// | 136..138 | max_plies (u16)      | largest stored distance in plies                   |
-/// | 138..248 | reserved             | zero                                               |
+/// | 138..154 | count_code           | DTC: the count profile's 16 bytes; others zero     |
+/// | 154..248 | reserved             | zero                                               |
 /// | 248..252 | payload_crc (u32)    | crc32 of every byte after the header               |
 /// | 252..256 | header_crc (u32)     | crc32 of bytes 0..252                              |
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -337,6 +349,9 @@ pub struct Header {
     pub counts: [[u64; 3]; 2],
     /// Largest distance in plies stored (DTW); 0 for WLD if unknown.
     pub max_plies: u16,
+    /// DTC files: the count profile the values are under
+    /// ([`crate::count::CountProfile::encode`]); zero for other kinds.
+    pub count_code: [u8; 16],
     /// crc32 of every byte after the header (block table and blocks).
     pub payload_crc: u32,
 }
@@ -706,7 +721,7 @@ impl Header {
     fn max_stored_code(&self) -> u16 {
         match self.kind {
             ValueKind::Wld => u16::from(WldCode::Loss.bits()),
-            ValueKind::Dtw => self.max_plies.saturating_add(1),
+            ValueKind::Dtw | ValueKind::Dtc => self.max_plies.saturating_add(1),
         }
     }
 
@@ -785,16 +800,38 @@ impl Header {
     pub fn validate(&self) -> Result<(), FormatError> {
         let inv = |s: String| Err(FormatError::Invalid(s));
         match (self.kind, self.value_width) {
-            (ValueKind::Wld, 2) | (ValueKind::Dtw, 8) | (ValueKind::Dtw, 16) => {}
+            (ValueKind::Wld, 2)
+            | (ValueKind::Dtw, 8)
+            | (ValueKind::Dtw, 16)
+            | (ValueKind::Dtc, 16) => {}
             (k, w) => {
                 return inv(format!(
-                    "value_width {w} is not allowed for value kind {k} (WLD: 2, DTW: 8 or 16)"
+                    "value_width {w} is not allowed for value kind {k} (WLD: 2, DTW: 8 or 16, \
+                     DTC: 16)"
                 ))
             }
         }
+        match (self.kind, crate::count::CountProfile::decode(&self.count_code)) {
+            (ValueKind::Dtc, Some(_)) => {}
+            (ValueKind::Dtc, None) => {
+                return inv("count_code is not a count profile".to_string());
+            }
+            (_, _) if self.count_code != [0; 16] => {
+                return inv(format!("count_code is set in a {} file", self.kind));
+            }
+            _ => {}
+        }
+        if self.kind == ValueKind::Dtc && self.version != FORMAT_VERSION_FLIP {
+            return inv(format!(
+                "DTC files are of format version {FORMAT_VERSION_FLIP}, not {}",
+                self.version
+            ));
+        }
         match self.version {
             FORMAT_VERSION => {}
-            FORMAT_VERSION_FLIP if self.kind == ValueKind::Dtw && self.value_width == 16 => {}
+            FORMAT_VERSION_FLIP
+                if matches!(self.kind, ValueKind::Dtw | ValueKind::Dtc)
+                    && self.value_width == 16 => {}
             FORMAT_VERSION_FLIP => {
                 return inv(format!(
                     "format version {FORMAT_VERSION_FLIP} is for DTW files of 16-bit values, \
@@ -811,7 +848,7 @@ impl Header {
             }
             v => return Err(FormatError::UnsupportedVersion(v)),
         }
-        if self.kind == ValueKind::Dtw {
+        if matches!(self.kind, ValueKind::Dtw | ValueKind::Dtc) {
             let max = max_code(self.value_width).unwrap_or(0);
             if u32::from(self.max_plies) + 1 > u32::from(max) {
                 return inv(format!(
@@ -890,6 +927,7 @@ impl Header {
             b[at..at + 8].copy_from_slice(&c.to_le_bytes());
         }
         b[136..138].copy_from_slice(&self.max_plies.to_le_bytes());
+        b[138..154].copy_from_slice(&self.count_code);
         b[248..252].copy_from_slice(&self.payload_crc.to_le_bytes());
         let crc = crc32fast::hash(&b[..252]);
         b[252..256].copy_from_slice(&crc.to_le_bytes());
@@ -919,7 +957,7 @@ impl Header {
         for (range, name) in [
             (14..16, "14..16"),
             (69..72, "69..72"),
-            (138..248, "138..248"),
+            (154..248, "154..248"),
         ] {
             if !all_zero(&b[range]) {
                 return Err(FormatError::Invalid(format!(
@@ -928,7 +966,7 @@ impl Header {
             }
         }
         let kind = ValueKind::from_code(b[12]).ok_or_else(|| {
-            FormatError::Invalid(format!("value_kind {} (must be 1 or 2)", b[12]))
+            FormatError::Invalid(format!("value_kind {} (must be 1, 2 or 3)", b[12]))
         })?;
         let name_field = &b[16..48];
         let name_len = name_field
@@ -963,6 +1001,11 @@ impl Header {
             block_count: read_u32(b, 84),
             counts,
             max_plies: read_u16(b, 136),
+            count_code: {
+                let mut c = [0u8; 16];
+                c.copy_from_slice(&b[138..154]);
+                c
+            },
             payload_crc: read_u32(b, 248),
         };
         h.validate()?;
@@ -1098,6 +1141,7 @@ pub fn parse_file_name(name: &str, variant: &str) -> Option<(Material, ValueKind
     let kind = match ext {
         "wld" => ValueKind::Wld,
         "dtw" => ValueKind::Dtw,
+        "dtc" => ValueKind::Dtc,
         _ => return None,
     };
     let m = Material::parse(digits)?;
@@ -1122,6 +1166,7 @@ mod tests {
             block_count: 0,
             counts: [[1, 2, 3], [4, 5, 6]],
             max_plies: 41,
+            count_code: [0; 16],
             payload_crc: 0xdead_beef,
         };
         h.block_count = h.expected_block_count().unwrap();
@@ -1255,8 +1300,24 @@ mod tests {
         let crc = crc32fast::hash(&b[..252]);
         b[252..256].copy_from_slice(&crc.to_le_bytes());
         assert!(
-            matches!(Header::decode(&b), Err(FormatError::Invalid(m)) if m.contains("138..248"))
+            matches!(Header::decode(&b), Err(FormatError::Invalid(m)) if m.contains("154..248"))
         );
+        // A count profile in a DTW file, and a DTC file without one.
+        let mut b = good;
+        b[140] = 1;
+        let crc = crc32fast::hash(&b[..252]);
+        b[252..256].copy_from_slice(&crc.to_le_bytes());
+        assert!(
+            matches!(Header::decode(&b), Err(FormatError::Invalid(m)) if m.contains("count_code"))
+        );
+        let mut d = sample(ValueKind::Dtc, 16);
+        d.version = FORMAT_VERSION_FLIP;
+        assert!(matches!(d.validate(), Err(FormatError::Invalid(m)) if m.contains("count_code")));
+        d.count_code = crate::count::CountProfile::ENGLISH.encode();
+        assert_eq!(d.validate(), Ok(()));
+        assert_eq!(Header::decode(&d.encode()), Ok(d.clone()));
+        d.version = FORMAT_VERSION;
+        assert!(d.validate().is_err());
         // Unknown kind.
         let mut b = good;
         b[12] = 9;

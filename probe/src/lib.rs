@@ -110,7 +110,7 @@ pub use rules::{
     Removal, Rules, RulesId,
 };
 pub use table::{CacheStats, TableError};
-pub use tablebase::{Dtw, ProbeError, RankedMove, Reached, Tablebase};
+pub use tablebase::{Dtc, Dtw, ProbeError, RankedDtcMove, RankedMove, Reached, Tablebase};
 pub use value::Wld;
 pub use variant::{Field, RulesError, Variant, FIELDS};
 

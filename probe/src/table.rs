@@ -902,7 +902,7 @@ mod tests {
         let n = data[0].len() as u64;
         let max_plies = match kind {
             ValueKind::Wld => 0,
-            ValueKind::Dtw => data
+            ValueKind::Dtw | ValueKind::Dtc => data
                 .iter()
                 .flatten()
                 .max()
@@ -923,6 +923,7 @@ mod tests {
             block_count: 0,
             counts: [[10, 20, 30], [40, 50, 60]],
             max_plies,
+            count_code: [0; 16],
             payload_crc: 0,
         };
         h.block_count = h.expected_block_count().unwrap();
@@ -1317,6 +1318,7 @@ mod tests {
             block_count: 1,
             counts: [[0; 3]; 2],
             max_plies: 0,
+            count_code: [0; 16],
             payload_crc: 0,
         };
         let mut raw = pack_values(2, &data[0]).unwrap();

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
+use crate::count::{Category, CountProfile};
 use crate::format::{parse_file_name, FormatError, ValueKind, WldCode, FORMAT_VERSION_THREAT};
 use crate::index::SliceIndex;
 use crate::material::Material;
@@ -83,6 +84,18 @@ pub enum ProbeError {
     /// captures itself.
     #[error("the side to move must capture: a quiet-position probe answers only positions without a capture")]
     CapturePosition,
+    /// A DTC probe's counter (plies since the last capture or man move, as the count profile
+    /// says) is at or over the limit of the position's regime: the game is already drawn by
+    /// the count rule, or the counter is wrong.
+    #[error("counter {counter} is at or over the limit of {limit} plies of the position's count regime ({regime}): the game is already drawn by the count rule")]
+    CounterOutOfRange {
+        /// The counter given.
+        counter: u16,
+        /// The regime's limit in plies.
+        limit: u16,
+        /// The regime's name (`general`, `five`, ...).
+        regime: &'static str,
+    },
 }
 
 /// How a probe came to need a slice whose table is missing ([`ProbeError::MissingTable`]).
@@ -191,6 +204,8 @@ pub struct Tablebase {
     rules: Rules,
     /// `rules.id()`, compared with every probed position's.
     rules_id: RulesId,
+    /// The count profile DTC probes answer under; DTC tables of another are refused.
+    count: CountProfile,
     cache: Arc<BlockCache>,
     tables: TableMap,
 }
@@ -208,6 +223,7 @@ impl std::fmt::Debug for Tablebase {
             .field("variant", &self.rules.name)
             .field("wld_tables", &count(ValueKind::Wld))
             .field("dtw_tables", &count(ValueKind::Dtw))
+            .field("dtc_tables", &count(ValueKind::Dtc))
             .field("open_tables", &open)
             .field("max_pieces", &self.max_pieces())
             .field("cache", &self.cache_stats())
@@ -255,6 +271,7 @@ impl Tablebase {
         let rules = rules.named();
         Tablebase {
             rules_id: rules.id(),
+            count: CountProfile::for_rules(&rules),
             rules,
             cache: Arc::new(BlockCache::new(bytes)),
             tables: TableMap::default(),
@@ -271,9 +288,44 @@ impl Tablebase {
         Ok(tb)
     }
 
+    /// A tablebase for a variant read from text ([`crate::Variant::parse`]): its rules, and
+    /// its count profile for DTC probes, with the tables of directory `dir`.
+    ///
+    /// # Errors
+    /// [`ProbeError::Directory`] if `dir` cannot be listed.
+    pub fn open_variant(
+        dir: impl AsRef<Path>,
+        variant: &crate::Variant,
+    ) -> Result<Tablebase, ProbeError> {
+        let mut tb = Tablebase::new(variant.rules);
+        tb.set_count_profile(variant.count);
+        tb.add_directory(dir)?;
+        Ok(tb)
+    }
+
     /// The rules the tablebase answers for.
     pub fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    /// The count profile DTC probes answer under: the rules' preset's
+    /// ([`CountProfile::for_rules`]) unless set.
+    pub fn count_profile(&self) -> &CountProfile {
+        &self.count
+    }
+
+    /// Answer DTC probes under `profile`: DTC tables built under another profile are then
+    /// refused ([`ProbeError::Mismatch`]). DTC tables opened under the previous profile are
+    /// closed (opened again on next use).
+    pub fn set_count_profile(&mut self, profile: CountProfile) {
+        if profile != self.count {
+            self.count = profile;
+            for ((_, kind), e) in &mut self.tables {
+                if *kind == ValueKind::Dtc {
+                    e.table = OnceLock::new();
+                }
+            }
+        }
     }
 
     /// Record the table files of `dir` named `<variant>-<wm><wk><bm><bk>.<wld|dtw>` (the
@@ -384,7 +436,17 @@ impl Tablebase {
     ) -> Result<Opened, ProbeError> {
         let t = TableFile::open(path, self.cache.clone())
             .map_err(|e| ProbeError::Table(Arc::new(e)))?;
-        let what = t.header().mismatch(&self.rules, material, kind);
+        let mut what = t.header().mismatch(&self.rules, material, kind);
+        if what.is_none() && kind == ValueKind::Dtc && t.header().count_code != self.count.encode()
+        {
+            let theirs = CountProfile::decode(&t.header().count_code)
+                .map_or_else(|| "an unknown one".to_string(), |p| p.describe());
+            what = Some(format!(
+                "its DTC values are under another count profile ({theirs}) than the one \
+                 probed ({})",
+                self.count.describe()
+            ));
+        }
         if let Some(what) = what {
             return Err(ProbeError::Mismatch {
                 path: path.to_path_buf(),
@@ -578,6 +640,130 @@ impl Tablebase {
         Ok(d)
     }
 
+    /// The value code ([`crate::value`]) of `pos` from the tables of `kind`, captures
+    /// resolved by search: for `dtb verify` and the generator's tests, not the engine API.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`].
+    #[doc(hidden)]
+    pub fn probe_code(&self, pos: &Position, kind: ValueKind) -> Result<Code, ProbeError> {
+        self.code(pos, kind)
+    }
+
+    /// The value of `pos` under the tablebase's count profile ([`Tablebase::count_profile`])
+    /// when `counter` plies have passed since the counter was last reset (0: the last move
+    /// was a capture or a man move, as the profile says): its category at counter 0, its
+    /// result at `counter`, and its distance to conversion. Needs the DTC tables, built under
+    /// the same profile.
+    ///
+    /// ```
+    /// use dtb_probe::{fen, Category, Rules, Tablebase, Wld};
+    /// # let tables = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/english-2");
+    /// let tb = Tablebase::open(tables, Rules::ENGLISH)?; // english-2 holds DTC tables too
+    /// let pos = fen::parse("W:WK32:BK26", tb.rules())?;
+    /// let v = tb.probe_dtc(&pos, 0)?;
+    /// assert_eq!(v.category, Category::Win);
+    /// assert_eq!(v.result, Wld::Win);
+    /// let plies = v.plies.unwrap();
+    /// // The same position with fewer plies left than it needs is drawn by the count rule.
+    /// assert_eq!(tb.probe_dtc(&pos, 80 - plies + 1)?.result, Wld::Draw);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_wld`]; [`ProbeError::CounterOutOfRange`] for a counter at or
+    /// over the limit of the position's regime.
+    pub fn probe_dtc(&self, pos: &Position, counter: u16) -> Result<Dtc, ProbeError> {
+        self.check(pos)?;
+        self.check_counter(pos, counter)?;
+        Ok(self.dtc_of(&pos.material(), self.code(pos, ValueKind::Dtc)?, counter))
+    }
+
+    fn check_counter(&self, pos: &Position, counter: u16) -> Result<(), ProbeError> {
+        let r = self.count.regime_of(pos);
+        match self.count.limit(r) {
+            Some(limit) if counter >= limit => Err(ProbeError::CounterOutOfRange {
+                counter,
+                limit,
+                regime: self.count.regime_name(r),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn dtc_of(&self, m: &Material, code: Code, counter: u16) -> Dtc {
+        let r = self.count.regime(m);
+        Dtc {
+            category: self.count.category(m, code),
+            result: self.count.result_at(m, code, counter),
+            plies: code.plies(),
+            counter,
+            limit: self.count.limit(r),
+        }
+    }
+
+    /// Every legal move of `pos` at `counter` with the DTC value of the position after it
+    /// (for its side to move, at its counter: 0 after a move that resets the counter, else
+    /// `counter + 1`), best first for the mover under the count rule: moves that win at this
+    /// counter fastest first, then cursed wins, draws, blessed losses, and losses slowest
+    /// first. Each says whether it resets the counter.
+    ///
+    /// # Errors
+    /// As [`Tablebase::probe_dtc`]; a missing table of a slice a move leads to is
+    /// [`ProbeError::MissingTable`] with [`Reached::Move`] or [`Reached::Capture`].
+    pub fn probe_moves_dtc(
+        &self,
+        pos: &Position,
+        counter: u16,
+    ) -> Result<Vec<RankedDtcMove>, ProbeError> {
+        self.check(pos)?;
+        self.check_counter(pos, counter)?;
+        if Self::finished(pos).is_some() {
+            return Ok(Vec::new());
+        }
+        let mut moves = Vec::new();
+        legal_moves(&self.rules, pos, Counting::Unique, &mut moves);
+        let src = Source::new(self, ValueKind::Dtc, Mode { cache_only: false });
+        let before = pos.material();
+        let mut ranked = Vec::with_capacity(moves.len());
+        for m in moves {
+            let succ = m.apply_unchecked(pos);
+            let child = match value::resolve(&self.rules, &src, &succ) {
+                Ok(c) => c,
+                Err(Miss::Error(e)) => {
+                    let how = if m.is_capture() {
+                        Reached::Capture
+                    } else {
+                        Reached::Move
+                    };
+                    return Err(reached_from(e, pos, how));
+                }
+                Err(Miss::NotCached) => unreachable_not_cached()?,
+            };
+            let zeroing = self.count.resets(pos, &m);
+            let man = pos.kings() & (1u64 << (m.from & 63)) == 0;
+            let mover = self
+                .count
+                .convert(&before, &succ.material(), man, child)
+                .parent();
+            let next = if zeroing { 0 } else { counter + 1 };
+            let key = (
+                self.count.result_at(&before, mover, counter) == Wld::Win,
+                mover.goodness(),
+            );
+            ranked.push((
+                key,
+                RankedDtcMove {
+                    mv: m,
+                    after: self.dtc_of(&succ.material(), child, next),
+                    zeroing,
+                },
+            ));
+        }
+        ranked.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
+        Ok(ranked.into_iter().map(|(_, r)| r).collect())
+    }
+
     /// The best move and the value of the position: in a win, a move to the fastest win; in a
     /// loss, to the slowest loss; in a draw, a drawing move. `None` when the side to move has
     /// no move or the game is over (the opponent has no pieces). Uses the DTW tables.
@@ -641,7 +827,7 @@ impl Tablebase {
                 Err(Miss::NotCached) => unreachable_not_cached()?,
             };
             let after = match kind {
-                ValueKind::Dtw => Dtw::from_code(child),
+                ValueKind::Dtw | ValueKind::Dtc => Dtw::from_code(child),
                 ValueKind::Wld => Dtw {
                     wld: child.wld(),
                     plies: None,
@@ -678,6 +864,39 @@ impl RankedMove {
             plies: self.after.plies.map(|p| p + 1),
         }
     }
+}
+
+/// A position's value under a count profile ([`Tablebase::probe_dtc`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dtc {
+    /// Its value at counter 0: win, cursed win (won, but drawn by the count rule), draw,
+    /// blessed loss, loss.
+    pub category: Category,
+    /// The result for the side to move at [`Dtc::counter`]: a win (or loss) only if
+    /// [`Dtc::plies`] is at most the limit less the counter (or the game is over).
+    pub result: Wld,
+    /// Plies to the next move that resets the counter into a position the same side still
+    /// wins (loses) under the rule, or to the end of the game, winner fastest, loser slowest;
+    /// above [`Dtc::limit`] for a cursed win or blessed loss; `None` for a draw.
+    pub plies: Option<u16>,
+    /// The counter this value is at (plies since the last reset).
+    pub counter: u16,
+    /// The limit in plies of the position's regime; `None`: no count rule applies there.
+    pub limit: Option<u16>,
+}
+
+/// One legal move and the DTC value of the position it leads to
+/// ([`Tablebase::probe_moves_dtc`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RankedDtcMove {
+    /// The move (with its captured pieces; [`Move::is_capture`]).
+    pub mv: Move,
+    /// The value of the position after the move, for its side to move (the mover's
+    /// opponent), at its counter.
+    pub after: Dtc,
+    /// Whether the move resets the counter (a capture or a man move, or a change of regime,
+    /// as the profile says).
+    pub zeroing: bool,
 }
 
 /// `e`, with a missing table of a slice other than `pos`'s marked as reached by `how`.
@@ -763,6 +982,17 @@ impl ValueSource for Source<'_> {
             && self.table_of(pos.material())?.file.header().version == FORMAT_VERSION_THREAT)
     }
 
+    #[inline]
+    fn capture_code(&self, before: &Position, after: &Position, child: Code) -> Code {
+        if self.kind == ValueKind::Dtc {
+            self.tb
+                .count
+                .convert(&before.material(), &after.material(), true, child)
+        } else {
+            child
+        }
+    }
+
     fn stored(&self, pos: &Position) -> Result<Code, Miss> {
         let material = pos.material();
         let Opened { file: table, index } = self.table_of(material)?;
@@ -785,7 +1015,7 @@ impl ValueSource for Source<'_> {
                 .map_err(|e| ProbeError::Table(Arc::new(e)))?
         };
         match self.kind {
-            ValueKind::Dtw => Ok(Code::from_bits(raw)),
+            ValueKind::Dtw | ValueKind::Dtc => Ok(Code::from_bits(raw)),
             // A WLD file holds 2-bit values and its reader refuses the code 3, so this
             // error stands only for a broken invariant, never for a guessed value.
             ValueKind::Wld => WldCode::from_bits(raw).map(WldCode::code).ok_or_else(|| {

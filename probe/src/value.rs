@@ -247,6 +247,14 @@ pub trait ValueSource {
     fn threats_dont_care(&self, _pos: &Position) -> Result<bool, Self::Error> {
         Ok(false)
     }
+
+    /// The code a capture from `before` into a position of code `child` stands for, before
+    /// the ply it takes: `child` itself for game values; for DTC values the count profile's
+    /// rule ([`crate::count::CountProfile::convert`]), since a capture may reset the counter.
+    #[inline]
+    fn capture_code(&self, _before: &Position, _after: &Position, child: Code) -> Code {
+        child
+    }
 }
 
 /// Whether the side not to move of `pos` has a capture (it would have one were it its turn):
@@ -355,7 +363,7 @@ fn searched<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<Co
         if single_jumps(rules, pos, &mut after) {
             let mut best = Best::default();
             for succ in &after {
-                best.offer(resolve(rules, src, succ)?);
+                best.offer(src.capture_code(pos, succ, resolve(rules, src, succ)?));
             }
             return Ok(best.value());
         }
@@ -368,7 +376,8 @@ fn searched<S: ValueSource>(rules: &Rules, src: &S, pos: &Position) -> Result<Co
     if is_capture_position(rules, &moves) {
         let mut best = Best::default();
         for m in &moves {
-            best.offer(resolve(rules, src, &m.apply_unchecked(pos))?);
+            let succ = m.apply_unchecked(pos);
+            best.offer(src.capture_code(pos, &succ, resolve(rules, src, &succ)?));
         }
         return Ok(best.value());
     }

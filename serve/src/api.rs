@@ -88,6 +88,7 @@ impl From<ProbeError> for ApiError {
             ProbeError::IllegalPosition(_)
             | ProbeError::GameOver
             | ProbeError::CapturePosition
+            | ProbeError::CounterOutOfRange { .. }
             | ProbeError::VariantMismatch { .. } => ApiError::BadRequest(e.to_string()),
             ProbeError::MissingTable { .. } => ApiError::NotFound(e.to_string()),
             ProbeError::Table(_) | ProbeError::Mismatch { .. } | ProbeError::Directory { .. } => {

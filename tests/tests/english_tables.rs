@@ -910,6 +910,11 @@ fn checked_in_tables_are_a_fresh_build() {
     let fresh = tempfile::tempdir().expect("temporary directory");
     let plan = dtb_gen::build::Plan::new(E, 2, fresh.path()).expect("valid plan");
     dtb_gen::build::run(&plan, &dtb_gen::build::Quiet).expect("English 2-piece build");
+    // The DTC files beside them (the WLD files are kept).
+    let dtc = dtb_gen::build::Plan::new(E, 2, fresh.path())
+        .expect("valid plan")
+        .with_values(dtb_gen::build::Values::WLD_DTC);
+    dtb_gen::build::run(&dtc, &dtb_gen::build::Quiet).expect("English 2-piece DTC build");
     let tables = |dir: &std::path::Path| -> BTreeSet<String> {
         std::fs::read_dir(dir)
             .expect("list directory")

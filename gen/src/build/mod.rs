@@ -8,6 +8,7 @@ use std::time::Instant;
 use dtb_probe::internal::format::{
     table_file_name, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP, FORMAT_VERSION_THREAT,
 };
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
@@ -19,7 +20,8 @@ use crate::finished::{Finished, TableSource};
 use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
-    group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_grouped_wld_in,
+    group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_dtc,
+    solve_slice_grouped_wld_in,
     stored_codes, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
@@ -238,11 +240,33 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
         if let Some(why) = t.header().mismatch(&plan.rules, m, kind) {
             return OnDisk::Unusable(format!("{}: {why}", path.display()));
         }
+        if kind == ValueKind::Dtc && t.header().count_code != plan.count.encode() {
+            return OnDisk::Unusable(format!(
+                "{}: its DTC values are under another count profile than the build's ({})",
+                path.display(),
+                plan.count.describe()
+            ));
+        }
         if let Err(e) = t.verify_checksum() {
             return OnDisk::Unusable(dtb_probe::report(&e));
         }
     }
     OnDisk::Finished
+}
+
+/// The bytes of slice `m`'s WLD file if it is there whole (opens, matches the plan's rules,
+/// passes its payload checksum), in format version 1 as a full build writes it.
+fn wld_kept(plan: &Plan, m: Material) -> Option<u64> {
+    let t = TableFile::open(
+        &plan.path(m, ValueKind::Wld),
+        std::sync::Arc::new(BlockCache::new(0)),
+    )
+    .ok()?;
+    let h = t.header();
+    (h.mismatch(&plan.rules, m, ValueKind::Wld).is_none()
+        && h.version == FORMAT_VERSION
+        && t.verify_checksum().is_ok())
+    .then(|| t.compressed_len())
 }
 
 fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind) -> Header {
@@ -271,6 +295,13 @@ fn header_of(
         }
         ValueKind::Dtw if max_plies < u16::from(u8::MAX) => (FORMAT_VERSION, 8, DTW_BLOCK_LEN),
         ValueKind::Dtw => (FORMAT_VERSION, 16, DTW_BLOCK_LEN),
+        // A conversion into a won position is a loss in one ply: flagged codes.
+        ValueKind::Dtc => (FORMAT_VERSION_FLIP, 16, DTW_BLOCK_LEN),
+    };
+    let count_code = if kind == ValueKind::Dtc {
+        plan.count.encode()
+    } else {
+        [0; 16]
     };
     Header {
         version,
@@ -284,7 +315,15 @@ fn header_of(
         block_len,
         block_count: 0,
         counts,
-        max_plies: if !plan.distances() { 0 } else { max_plies },
+        // A WLD file states the longest distance to the end of the game, which only a
+        // DTW build knows.
+        max_plies: match (kind, plan.values.distance()) {
+            (ValueKind::Wld, Some(ValueKind::Dtw)) | (ValueKind::Dtw | ValueKind::Dtc, _) => {
+                max_plies
+            }
+            _ => 0,
+        },
+        count_code,
         payload_crc: 0,
     }
 }
@@ -397,6 +436,9 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     let tables = plan.from_tables(threads);
     let scratch = prepare_scratch(plan, spill.is_some(), &done, &readers, &tables)?;
     let mut store = Store::new(plan.rules);
+    if plan.values.distance() == Some(ValueKind::Dtc) {
+        store = store.with_count(plan.count);
+    }
     let mut all = Vec::new();
     let total = plan.slices.len();
     for (i, &m) in plan.slices.iter().enumerate() {
@@ -637,10 +679,12 @@ fn finished_slice(
     };
     let loaded = if !held || reused {
         Ok(()) // finished, and nothing left to solve reads it (or mapped again)
-    } else if !plan.distances() {
-        store.load_wld_file(m, &plan.path(m, ValueKind::Wld))
     } else {
-        store.load_dtw_file(m, &plan.path(m, ValueKind::Dtw))
+        match plan.values.distance() {
+            None => store.load_wld_file(m, &plan.path(m, ValueKind::Wld)),
+            Some(ValueKind::Dtc) => store.load_dtc_file(m, &plan.path(m, ValueKind::Dtc)),
+            Some(k) => store.load_dtw_file(m, &plan.path(m, k)),
+        }
     };
     loaded.map_err(|e| BuildError::Load {
         material: m,
@@ -661,9 +705,11 @@ fn finished_slice(
         }
         Err(_) => ([0; 3], 0, 0),
     };
-    let dtw_bytes = std::fs::metadata(plan.path(m, ValueKind::Dtw))
-        .map(|md| md.len())
-        .unwrap_or(0);
+    let dtw_bytes = plan
+        .values
+        .distance()
+        .and_then(|k| std::fs::metadata(plan.path(m, k)).ok())
+        .map_or(0, |md| md.len());
     Ok(SliceStats {
         material: m,
         positions,
@@ -726,14 +772,18 @@ fn solve_full(
     let positions = plan.stored_positions(m);
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let t0 = Instant::now();
-    let solved = solve_slice(&plan.rules, &*store, m, &|n| obs.progress(n)).map_err(|e| {
-        BuildError::Solve {
-            material: m,
-            source: e.into(),
-        }
+    let kind = plan.values.distance().unwrap_or(ValueKind::Dtw);
+    let progress = |n| obs.progress(n);
+    let solved = match kind {
+        ValueKind::Dtc => solve_slice_dtc(&plan.rules, &plan.count, &*store, m, &progress),
+        _ => solve_slice(&plan.rules, &*store, m, &progress),
+    }
+    .map_err(|e| BuildError::Solve {
+        material: m,
+        source: e.into(),
     })?;
     let solve_seconds = t0.elapsed().as_secs_f64();
-    let dtw_header = header(plan, &solved, ValueKind::Dtw);
+    let dtw_header = header(plan, &solved, kind);
     let (c, max_plies) = (solved.counts, solved.max_plies);
     // The store keeps the true values (capture positions included); the files get "don't
     // care" in capture positions: the DTW file the value before (`stored_codes`), the WLD
@@ -755,7 +805,7 @@ fn solve_full(
             stored_codes(&c1, &cap1)
         };
         write_table(
-            &plan.path(m, ValueKind::Dtw),
+            &plan.path(m, kind),
             &TableData {
                 header: dtw_header,
                 sides: sides_of(symmetric, &s0, &s1),
@@ -765,16 +815,26 @@ fn solve_full(
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();
     let (mut w0, mut w1) = (pack_codes(&c0), pack_codes(&c1));
-    let written = write_wld(
-        plan,
-        WldOut {
-            material: m,
-            outcomes: [&mut w0, &mut w1],
-            capture: [&mut cap0, &mut cap1],
-            counts: c,
-            max_plies,
+    let written = match wld_kept(plan, m) {
+        // A DTC build into a directory whose WLD files a DTW build wrote keeps them: the
+        // outcomes are the same, and the DTW build's header states the longest DTW.
+        Some(bytes) if kind == ValueKind::Dtc => WldWritten {
+            bytes,
+            threats: 0,
+            threat_seconds: 0.0,
+            seconds: 0.0,
         },
-    )?;
+        _ => write_wld(
+            plan,
+            WldOut {
+                material: m,
+                outcomes: [&mut w0, &mut w1],
+                capture: [&mut cap0, &mut cap1],
+                counts: c,
+                max_plies,
+            },
+        )?,
+    };
     drop((w0, w1, cap0, cap1));
     let st = SliceStats {
         material: m,
@@ -907,7 +967,19 @@ pub fn scratch_on_disk(plan: &Plan) -> u64 {
 
 /// Path of the scratch file of slice `m`, side `side`.
 fn scratch_path(plan: &Plan, m: Material, side: usize) -> PathBuf {
-    scratch_dir(plan).join(format!("{}-{m}-{side}.wld2", plan.rules.name))
+    let ext = match plan.values.distance() {
+        // DTC values under one profile must not be taken for another's, nor for DTW.
+        Some(ValueKind::Dtc) => profile_tag(&plan.count),
+        _ => "wld2".to_string(),
+    };
+    scratch_dir(plan).join(format!("{}-{m}-{side}.{ext}", plan.rules.name))
+}
+
+/// `dtc-` and the profile's code in hex: the extension of a DTC build's scratch files.
+fn profile_tag(count: &CountProfile) -> String {
+    let code = count.encode();
+    let hex: String = code[1..12].iter().map(|b| format!("{b:02x}")).collect();
+    format!("dtc-{hex}")
 }
 
 /// Hold slice `m` of the build directory alone (`.dtb-gen-<slice>.lock`) for a job of one

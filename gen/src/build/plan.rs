@@ -57,6 +57,9 @@ pub struct Plan {
     /// inside a slice then depend on nominal distances of its exits, so the WLD headers
     /// record no longest distance (0).
     pub(crate) values: Values,
+    /// The count profile of DTC files ([`Values::WLD_DTC`]; by default the rules' preset's,
+    /// [`CountProfile::for_rules`]), written in their headers.
+    pub(crate) count: CountProfile,
     /// Memory budget, bytes: the build plans within it (`dtb gen --memory`; by default
     /// `default_budget`). A WLD-only build whose finished slices do not fit beside the
     /// slice being solved keeps them in scratch files mapped from disk; solving a slice whose
@@ -118,6 +121,17 @@ impl Plan {
     /// Whether the build solves exact distances ([`Values::solves_distances`]).
     pub(crate) fn distances(&self) -> bool {
         self.values.solves_distances()
+    }
+
+    /// The count profile of its DTC files.
+    pub fn count(&self) -> &CountProfile {
+        &self.count
+    }
+
+    /// DTC files under this count profile (default: the rules' preset's).
+    pub fn with_count(mut self, count: CountProfile) -> Plan {
+        self.count = count;
+        self
     }
 
     /// The memory budget, bytes.
@@ -239,6 +253,7 @@ impl Plan {
             zstd: ZSTD,
             fill: Fill::Major,
             values: Values::WLD_DTW,
+            count: CountProfile::for_rules(&rules),
             memory: default_budget(),
             single: None,
             scratch_limit: None,

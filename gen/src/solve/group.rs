@@ -90,6 +90,21 @@ pub(super) struct SliceSolve<'a, S, R> {
     pub(super) ix: &'a SliceIndex,
     pub(super) steps: &'a Steps,
     pub(super) slice: &'a Shared<'a, R>,
+    /// DTC solving: the count profile, by which a man move into a solved group of this
+    /// slice is an exit ([`CountProfile::convert`]); `None` for game values.
+    pub(super) count: Option<&'a CountProfile>,
+}
+
+impl<S, R> SliceSolve<'_, S, R> {
+    /// The code a man move into a solved group of this slice, whose position has `child`,
+    /// stands for: `child` itself, or under a count profile its conversion.
+    #[inline]
+    fn man_exit(&self, child: Code) -> Code {
+        match self.count {
+            None => child,
+            Some(p) => p.convert(&self.material, &self.material, true, child),
+        }
+    }
 }
 
 /// What classifying one position of a men group needs: the slice's context and the group's
@@ -129,6 +144,7 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
             ix,
             steps,
             slice,
+            ..
         } = *cx;
         let g = rules.geometry();
         let pos = dec.with_kings(wk, bk, side);
@@ -151,11 +167,11 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
                 } else if succ.occupied() & !succ.kings() == group_men {
                     Ok(None) // a king move: same men, same group
                 } else {
-                    Ok(Some(
+                    Ok(Some(cx.man_exit(
                         slice
                             .values
                             .get(succ.side_to_move().index(), ix.index(succ) as usize),
-                    ))
+                    )))
                 }
             })
             .map_err(SolveError::Lookup)?
@@ -185,10 +201,10 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
                         .take_while(|m| m.from == sq)
                         .find(|m| m.to == t)
                     {
-                        Some(m) => slice.values.get(
+                        Some(m) => cx.man_exit(slice.values.get(
                             side.opponent().index(),
                             (m.start + m.rank.rank(wk, bk)) as usize,
-                        ),
+                        )),
                         // A crowning: the successor lies in another slice.
                         None => src
                             .value(&pos.after_quiet_move(g, sq, t), look)
@@ -308,7 +324,8 @@ pub(super) fn solve_group<S: Finished, R: Results>(
         men: wmen | bmen,
         steps: cx.steps,
         dec: &dec,
-        mixed: mixed_levels(cx.rules),
+        // DTC codes are flagged wherever a conversion ends a distance.
+        mixed: mixed_levels(cx.rules) || cx.count.is_some(),
     }
     .propagate(cells, frontier, cands, parallel.is_some())
     .ok_or(SolveError::TooDeep(cx.material))?;

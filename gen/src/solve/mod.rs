@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
@@ -437,6 +438,65 @@ fn solve_slice_grouped<S: Finished>(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedSlice, SolveError<S::Error>> {
+    solve_distances(rules, src, None, material, progress)
+}
+
+/// Solve slice `material` for DTC values under `count` (issue 35; the module `count` of
+/// dtb-probe says what they are): the grouped solver of distances, where every move that
+/// leaves a men group (a capture, a crowning, a man move) is an exit whose value is
+/// [`CountProfile::convert`]ed, and `src` holds the DTC values of the slices it reads.
+/// Inside a group only king moves are played, which never reset the counter, so the
+/// distances the solver propagates there add up as the counter does. The outcomes are the
+/// game-theoretic ones (a cursed win is a win above the limit).
+///
+/// # Errors
+/// As [`solve_slice`].
+pub fn solve_slice_dtc<S: Finished>(
+    rules: &Rules,
+    count: &CountProfile,
+    src: &S,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedSlice, SolveError<S::Error>> {
+    let src = Converted {
+        src,
+        count,
+        before: material,
+    };
+    solve_distances(rules, &src, Some(count), material, progress)
+}
+
+/// Finished slices' DTC values as a move from slice `before` into them stands for
+/// ([`CountProfile::convert`]): what [`solve_slice_dtc`] reads through. Only captures and
+/// crownings reach other slices, so the piece moved is taken for a man (whether it was
+/// does not change whether a capture resets).
+struct Converted<'a, S> {
+    src: &'a S,
+    count: &'a CountProfile,
+    before: Material,
+}
+
+impl<S: Finished> Finished for Converted<'_, S> {
+    type Cache = S::Cache;
+    type Error = S::Error;
+
+    #[inline]
+    fn value(&self, pos: &Position, cache: &mut S::Cache) -> Result<Code, S::Error> {
+        let child = self.src.value(pos, cache)?;
+        Ok(self
+            .count
+            .convert(&self.before, &pos.material(), true, child))
+    }
+}
+
+/// [`solve_slice_grouped`], under a count profile for DTC values.
+fn solve_distances<S: Finished>(
+    rules: &Rules,
+    src: &S,
+    count: Option<&CountProfile>,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedSlice, SolveError<S::Error>> {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     if group_too_large(rules, material) {
@@ -453,7 +513,11 @@ fn solve_slice_grouped<S: Finished>(
         values: results,
         capture: [c0.atomics(), c1.atomics()],
     };
-    let (results, figures) = grouped(rules, src, material, slice, How::default(), progress)?;
+    let how = How {
+        count,
+        ..How::default()
+    };
+    let (results, figures) = grouped(rules, src, material, slice, how, progress)?;
     let capture = capture.map(|c| c.to_vec());
     // In place: a vector of atomics collects into plain values without a copy.
     let values = results.0.map(|v| {
@@ -614,6 +678,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         How {
             serial,
             checkpoint: checkpoint.as_mut(),
+            count: None,
         },
         progress,
     )?;
@@ -655,6 +720,8 @@ struct How<'a> {
     serial: bool,
     /// Take over the rounds a stopped run finished, and record finished rounds as they go.
     checkpoint: Option<&'a mut Checkpoint>,
+    /// DTC values under this profile (the source already converts other slices' values).
+    count: Option<&'a CountProfile>,
 }
 
 /// The men groups of slice `ix` by potential (rounds are solved from the highest potential
@@ -738,6 +805,7 @@ fn grouped<S: Finished, R: Results>(
     let How {
         serial,
         mut checkpoint,
+        count,
     } = how;
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
@@ -760,6 +828,7 @@ fn grouped<S: Finished, R: Results>(
         ix: &ix,
         steps: &steps,
         slice: &slice,
+        count,
     };
     let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Scratch::default()))
