@@ -439,7 +439,11 @@ fn answer_moves(
                 format!(
                     "  [after it: {}{}]",
                     dtc_text(&d.after),
-                    if d.zeroing { "; resets the counter" } else { "" }
+                    if d.zeroing {
+                        "; resets the counter"
+                    } else {
+                        ""
+                    }
                 )
             });
             writeln!(out, "  {m:<width$}  {value:<16}  {after}{rule}")?;

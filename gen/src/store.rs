@@ -347,7 +347,8 @@ impl Store {
         if kind == ValueKind::Dtc && self.count.map(|p| p.encode()) != Some(h.count_code) {
             return Err(invalid(format!(
                 "its DTC values are under another count profile than the build's ({})",
-                self.count.map_or_else(|| "none".to_string(), |p| p.describe())
+                self.count
+                    .map_or_else(|| "none".to_string(), |p| p.describe())
             )));
         }
         let mut first = 0u32; // the side's first block

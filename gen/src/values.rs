@@ -109,10 +109,12 @@ impl std::str::FromStr for Values {
             v = v.with(k);
         }
         if v.contains(ValueKind::Dtw) && v.contains(ValueKind::Dtc) {
-            return Err("dtw and dtc are solved apart (one kind of distance a build): run \
+            return Err(
+                "dtw and dtc are solved apart (one kind of distance a build): run \
                         `dtb gen` once with --values dtw and once with --values dtc into the \
                         same directory"
-                .to_string());
+                    .to_string(),
+            );
         }
         Ok(v)
     }

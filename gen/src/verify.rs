@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::{
     parse_file_name, table_file_name, ValueKind, WldCode, FORMAT_VERSION_THREAT,
 };
-use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::index::{MenCache, SliceIndex};
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::TableFile;
@@ -142,7 +142,9 @@ fn verify_slice(
     let mut reports = distances
         .into_iter()
         .map(|k| verify_slice_kind(tb, m, dir, Some(k), sample, progress));
-    let mut first = reports.next().unwrap_or_else(|| unreachable!("one kind at least"));
+    let mut first = reports
+        .next()
+        .unwrap_or_else(|| unreachable!("one kind at least"));
     for r in reports {
         first.problems.extend(r.problems);
     }
@@ -414,12 +416,9 @@ impl SliceCheck<'_> {
                     // counter.
                     let man = pos.kings() & (1u64 << (mv.from & 63)) == 0;
                     self.tb.probe_code(&succ, ValueKind::Dtc).map(|c| {
-                        self.tb.count_profile().convert(
-                            &pos.material(),
-                            &succ.material(),
-                            man,
-                            c,
-                        )
+                        self.tb
+                            .count_profile()
+                            .convert(&pos.material(), &succ.material(), man, c)
                     })
                 }
                 _ => self.tb.probe_dtw(&succ).map(|d| d.code()),

@@ -811,7 +811,10 @@ impl Header {
                 ))
             }
         }
-        match (self.kind, crate::count::CountProfile::decode(&self.count_code)) {
+        match (
+            self.kind,
+            crate::count::CountProfile::decode(&self.count_code),
+        ) {
             (ValueKind::Dtc, Some(_)) => {}
             (ValueKind::Dtc, None) => {
                 return inv("count_code is not a count profile".to_string());

@@ -5,10 +5,10 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::{
     table_file_name, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP, FORMAT_VERSION_THREAT,
 };
-use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
@@ -21,8 +21,7 @@ use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
     group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_dtc,
-    solve_slice_grouped_wld_in,
-    stored_codes, MappedResults, SolvedSlice, SolvedWld,
+    solve_slice_grouped_wld_in, stored_codes, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
 use crate::words::Words;

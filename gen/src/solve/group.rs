@@ -167,11 +167,10 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
                 } else if succ.occupied() & !succ.kings() == group_men {
                     Ok(None) // a king move: same men, same group
                 } else {
-                    Ok(Some(cx.man_exit(
-                        slice
-                            .values
-                            .get(succ.side_to_move().index(), ix.index(succ) as usize),
-                    )))
+                    Ok(Some(cx.man_exit(slice.values.get(
+                        succ.side_to_move().index(),
+                        ix.index(succ) as usize,
+                    ))))
                 }
             })
             .map_err(SolveError::Lookup)?
