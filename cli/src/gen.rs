@@ -139,6 +139,8 @@ struct Bars {
     failed: Mutex<Option<StdoutError>>,
     /// When the first slice of this run started (after the checks and loads before it).
     started: std::sync::OnceLock<Instant>,
+    /// The name of the distance files the build writes (DTW or DTC), for its lines.
+    distance: &'static str,
 }
 
 impl Observer for Bars {
@@ -174,7 +176,7 @@ impl Observer for Bars {
             }
             line.to_string()
         } else {
-            slice_text(s)
+            slice_text(s, self.distance)
         };
         if self.json {
             let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
@@ -216,7 +218,8 @@ impl Bars {
     }
 }
 
-fn slice_text(s: &SliceStats) -> String {
+/// `distance`: the name of the build's distance files (DTW or DTC) in the line.
+fn slice_text(s: &SliceStats, distance: &str) -> String {
     let threads = rayon::current_num_threads().max(1) as f64;
     let status = if s.skipped {
         "already built".to_string()
@@ -237,7 +240,7 @@ fn slice_text(s: &SliceStats) -> String {
         )
     };
     format!(
-        "slice {}: {} positions, {} wins {} losses {} draws, longest {} plies; {}; WLD {} bytes ({:.4} bits/position), DTW {} bytes",
+        "slice {}: {} positions, {} wins {} losses {} draws, longest {} plies; {}; WLD {} bytes ({:.4} bits/position), {distance} {} bytes",
         s.material,
         s.positions,
         s.counts[0],
@@ -448,6 +451,10 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         .num_threads(threads)
         .build_global()
         .context("starting worker threads")?;
+    let distance = match plan.values().distance() {
+        Some(dtb_probe::ValueKind::Dtc) => "DTC",
+        _ => "DTW",
+    };
     let multi = MultiProgress::new();
     // The whole build in work units (four a position solved): rate and ETA of all of it.
     let overall = multi.add(ProgressBar::new(1));
@@ -472,6 +479,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         json,
         failed: Mutex::new(None),
         started: std::sync::OnceLock::new(),
+        distance,
     };
     let t0 = Instant::now();
     let stats = build::run(&plan, &bars)?;
@@ -500,6 +508,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "slices": stats.len(), "positions": positions, "solved": solved,
                 "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
+                "distance_kind": distance.to_lowercase(),
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
             })
@@ -510,7 +519,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
         );
         outln!(
-            "WLD {} bytes ({:.4} bits/position, written in {:.1} s), DTW {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
+            "WLD {} bytes ({:.4} bits/position, written in {:.1} s), {distance} {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
             wld,
             bits_per_position(wld, positions),
             wld_write,

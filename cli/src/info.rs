@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use dtb_gen::values::ALL;
-use dtb_probe::internal::format::ValueKind;
+use dtb_probe::internal::format::{Header, ValueKind};
 use dtb_probe::internal::table::{BlockCache, TableFile};
-use dtb_probe::Material;
+use dtb_probe::{CountProfile, Material};
 use serde_json::json;
 
 use crate::output::{bits_per_position, longest};
@@ -45,11 +45,31 @@ fn file_checksum(path: &Path) -> Option<u32> {
     ]))
 }
 
+/// A DTC header's cursed wins and blessed losses over its stored sides.
+fn cursed_totals(h: &Header) -> (u64, u64) {
+    (0..2)
+        .filter(|&s| h.side_stored(s))
+        .fold((0, 0), |(w, l), s| (w + h.cursed[s][0], l + h.cursed[s][1]))
+}
+
+/// The DTC fields of `dtb info --json`: the count profile, cursed wins, blessed losses.
+fn dtc_json(o: &mut serde_json::Value, h: &Header) {
+    let (cw, bl) = cursed_totals(h);
+    o["count"] = json!(CountProfile::decode(&h.count_code).map(|p| p.describe()));
+    o["cursed_wins"] = json!(cw);
+    o["blessed_losses"] = json!(bl);
+}
+
 fn info(dir: &Path, json: bool) -> Result<ExitCode> {
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list table directory {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("wld" | "dtw")))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("wld" | "dtw" | "dtc")
+            )
+        })
         .collect();
     names.sort();
     let cache = Arc::new(BlockCache::new(1 << 20));
@@ -85,13 +105,14 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         let bits = bits_per_position(t.compressed_len(), positions);
         let checksum = file_checksum(p).map(|c| format!("{c:08x}"));
         if json {
-            outln!(
-                "{}",
-                json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
+            let mut o = json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
                        "kind": h.kind.extension(), "format_version": h.version, "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
                        "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits,
-                       "checksum": checksum})
-            );
+                       "checksum": checksum});
+            if h.kind == ValueKind::Dtc {
+                dtc_json(&mut o, h);
+            }
+            outln!("{}", o);
         } else {
             outln!(
                 "{:<22} {} {} v{} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
@@ -100,6 +121,15 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
                 longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits,
                 checksum.as_deref().unwrap_or("?")
             );
+            if h.kind == ValueKind::Dtc {
+                let (cw, bl) = cursed_totals(h);
+                let profile = CountProfile::decode(&h.count_code)
+                    .map_or_else(|| "?".to_string(), |p| p.describe());
+                outln!(
+                    "{:<22} count rule {profile}: {cw} cursed wins, {bl} blessed losses",
+                    ""
+                );
+            }
         }
     }
     if !json {
@@ -119,7 +149,7 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         outln!("total: {}", parts.join("; "));
     }
     if names.is_empty() {
-        bail!("no table files (*.wld, *.dtw) in {}", dir.display());
+        bail!("no table files (*.wld, *.dtw, *.dtc) in {}", dir.display());
     }
     Ok(if bad > 0 {
         ExitCode::from(1)

@@ -643,6 +643,7 @@ mod tests {
             counts: [[100, 200, 300], [400, 500, 600]],
             max_plies: 0,
             count_code: [0; 16],
+            cursed: [[0; 2]; 2],
             payload_crc: 0,
         }
     }

@@ -313,7 +313,8 @@ pub enum FormatError {
 /// | 88..136  | counts (6 × u64)     | white W, L, D; black W, L, D                       |
 /// | 136..138 | max_plies (u16)      | largest stored distance in plies                   |
 /// | 138..154 | count_code           | DTC: the count profile's 16 bytes; others zero     |
-/// | 154..248 | reserved             | zero                                               |
+/// | 154..186 | cursed (4 × u64)     | DTC: white cursed wins, blessed losses; black the same; others zero |
+/// | 186..248 | reserved             | zero                                               |
 /// | 248..252 | payload_crc (u32)    | crc32 of every byte after the header               |
 /// | 252..256 | header_crc (u32)     | crc32 of bytes 0..252                              |
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -352,6 +353,10 @@ pub struct Header {
     /// DTC files: the count profile the values are under
     /// ([`crate::count::CountProfile::encode`]); zero for other kinds.
     pub count_code: [u8; 16],
+    /// DTC files: per side (as `counts`), the positions that are cursed wins (`[s][0]`) and
+    /// blessed losses (`[s][1]`) at counter 0, over all positions of the slice; zero for
+    /// other kinds. Statistics, not validated against the stored values.
+    pub cursed: [[u64; 2]; 2],
     /// crc32 of every byte after the header (block table and blocks).
     pub payload_crc: u32,
 }
@@ -819,8 +824,8 @@ impl Header {
             (ValueKind::Dtc, None) => {
                 return inv("count_code is not a count profile".to_string());
             }
-            (_, _) if self.count_code != [0; 16] => {
-                return inv(format!("count_code is set in a {} file", self.kind));
+            (_, _) if self.count_code != [0; 16] || self.cursed != [[0; 2]; 2] => {
+                return inv(format!("count_code or cursed is set in a {} file", self.kind));
             }
             _ => {}
         }
@@ -931,6 +936,10 @@ impl Header {
         }
         b[136..138].copy_from_slice(&self.max_plies.to_le_bytes());
         b[138..154].copy_from_slice(&self.count_code);
+        for (i, c) in self.cursed.iter().flatten().enumerate() {
+            let at = 154 + 8 * i;
+            b[at..at + 8].copy_from_slice(&c.to_le_bytes());
+        }
         b[248..252].copy_from_slice(&self.payload_crc.to_le_bytes());
         let crc = crc32fast::hash(&b[..252]);
         b[252..256].copy_from_slice(&crc.to_le_bytes());
@@ -960,7 +969,7 @@ impl Header {
         for (range, name) in [
             (14..16, "14..16"),
             (69..72, "69..72"),
-            (154..248, "154..248"),
+            (186..248, "186..248"),
         ] {
             if !all_zero(&b[range]) {
                 return Err(FormatError::Invalid(format!(
@@ -1009,6 +1018,10 @@ impl Header {
                 c.copy_from_slice(&b[138..154]);
                 c
             },
+            cursed: [
+                [read_u64(b, 154), read_u64(b, 162)],
+                [read_u64(b, 170), read_u64(b, 178)],
+            ],
             payload_crc: read_u32(b, 248),
         };
         h.validate()?;
@@ -1170,6 +1183,7 @@ mod tests {
             counts: [[1, 2, 3], [4, 5, 6]],
             max_plies: 41,
             count_code: [0; 16],
+            cursed: [[0; 2]; 2],
             payload_crc: 0xdead_beef,
         };
         h.block_count = h.expected_block_count().unwrap();
@@ -1303,7 +1317,7 @@ mod tests {
         let crc = crc32fast::hash(&b[..252]);
         b[252..256].copy_from_slice(&crc.to_le_bytes());
         assert!(
-            matches!(Header::decode(&b), Err(FormatError::Invalid(m)) if m.contains("154..248"))
+            matches!(Header::decode(&b), Err(FormatError::Invalid(m)) if m.contains("186..248"))
         );
         // A count profile in a DTW file, and a DTC file without one.
         let mut b = good;

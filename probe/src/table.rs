@@ -924,6 +924,7 @@ mod tests {
             counts: [[10, 20, 30], [40, 50, 60]],
             max_plies,
             count_code: [0; 16],
+            cursed: [[0; 2]; 2],
             payload_crc: 0,
         };
         h.block_count = h.expected_block_count().unwrap();
@@ -1319,6 +1320,7 @@ mod tests {
             counts: [[0; 3]; 2],
             max_plies: 0,
             count_code: [0; 16],
+            cursed: [[0; 2]; 2],
             payload_crc: 0,
         };
         let mut raw = pack_values(2, &data[0]).unwrap();

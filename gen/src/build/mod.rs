@@ -253,6 +253,28 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
     OnDisk::Finished
 }
 
+/// Per side, the cursed wins and blessed losses among a DTC slice's true values (both sides
+/// counted, as the header's win/loss/draw counts are).
+fn cursed_counts(count: &CountProfile, s: &SolvedSlice) -> [[u64; 2]; 2] {
+    use dtb_probe::Category;
+    use rayon::prelude::*;
+    let m = s.material;
+    s.values.each_ref().map(|v| {
+        v.par_chunks(1 << 16)
+            .map(|chunk| {
+                chunk.iter().fold([0u64; 2], |mut a, &c| {
+                    match count.category(&m, c) {
+                        Category::CursedWin => a[0] += 1,
+                        Category::BlessedLoss => a[1] += 1,
+                        _ => {}
+                    }
+                    a
+                })
+            })
+            .reduce(|| [0; 2], |a, b| [a[0] + b[0], a[1] + b[1]])
+    })
+}
+
 /// The bytes of slice `m`'s WLD file if it is there whole (opens, matches the plan's rules,
 /// passes its payload checksum), in format version 1 as a full build writes it.
 fn wld_kept(plan: &Plan, m: Material) -> Option<u64> {
@@ -323,6 +345,7 @@ fn header_of(
             _ => 0,
         },
         count_code,
+        cursed: [[0; 2]; 2],
         payload_crc: 0,
     }
 }
@@ -782,7 +805,10 @@ fn solve_full(
         source: e.into(),
     })?;
     let solve_seconds = t0.elapsed().as_secs_f64();
-    let dtw_header = header(plan, &solved, kind);
+    let mut dtw_header = header(plan, &solved, kind);
+    if kind == ValueKind::Dtc {
+        dtw_header.cursed = cursed_counts(&plan.count, &solved);
+    }
     let (c, max_plies) = (solved.counts, solved.max_plies);
     // The store keeps the true values (capture positions included); the files get "don't
     // care" in capture positions: the DTW file the value before (`stored_codes`), the WLD
