@@ -113,7 +113,7 @@ fn probe(variant: &dtb_probe::Variant, a: Args) -> Result<ExitCode> {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    if line && tb.materials(ValueKind::Dtw).is_empty() {
+    if line && tb.materials(ValueKind::Dtw).is_empty() && tb.materials(ValueKind::Dtc).is_empty() {
         bail!(
             "--line plays the best moves, which needs DTW tables; {names} holds WLD tables only \
              (built with --wld-only): build without --wld-only, or probe without --line"
@@ -470,6 +470,9 @@ fn answer_line(
     out: &mut dyn Write,
 ) -> Result<bool> {
     let json = how.json;
+    if let Some(counter) = how.counter {
+        return answer_line_dtc(tb, rules, f, (how, counter), out);
+    }
     match play_line(tb, rules, f, how.notation) {
         Ok((steps, cut)) => {
             if json {
@@ -503,6 +506,81 @@ fn answer_line(
             Ok(false)
         }
     }
+}
+
+/// `--line` with DTC tables: the line under the count rule from `f` at `counter` (each side
+/// plays its best move under the rule, [`Tablebase::probe_moves_dtc`]'s first), until the
+/// game ends, the counter reaches the limit (the defender claims the draw), or
+/// [`DRAW_LINE_PLIES`] plies of a drawn line; false if it failed.
+fn answer_line_dtc(
+    tb: &Tablebase,
+    rules: &Rules,
+    f: &str,
+    (how, counter): (Out, u16),
+    out: &mut dyn Write,
+) -> Result<bool> {
+    let line = (|| -> Result<_> {
+        let mut pos = fen::parse(f, rules)?;
+        let mut c = counter;
+        let start = tb.probe_dtc(&pos, c)?;
+        let mut steps = Vec::new();
+        let end = loop {
+            let d = tb.probe_dtc(&pos, c)?;
+            if d.result == Wld::Draw && steps.len() >= DRAW_LINE_PLIES {
+                break "cut";
+            }
+            let Some(best) = tb.probe_moves_dtc(&pos, c)?.into_iter().next() else {
+                break "game over";
+            };
+            let mut all = Vec::new();
+            legal_moves(rules, &pos, Counting::Unique, &mut all);
+            let name = notation_in(rules, how.notation, &best.mv, &all);
+            pos = best.mv.apply_unchecked(&pos);
+            c = best.after.counter;
+            steps.push((name, best, fen::write_in(&pos, rules, how.notation)));
+            legal_moves(rules, &pos, Counting::Unique, &mut all);
+            if all.is_empty() || pos.pieces(pos.side_to_move()) == 0 {
+                break "game over";
+            }
+            if best.after.limit.is_some_and(|l| c >= l) {
+                break "draw claimed by the count rule";
+            }
+        };
+        Ok((start, steps, end))
+    })();
+    let (start, steps, end) = match line {
+        Ok(l) => l,
+        Err(e) => {
+            report_failure(f, &e, how.json, out)?;
+            return Ok(false);
+        }
+    };
+    if how.json {
+        let moves: Vec<_> = steps
+            .iter()
+            .map(|(m, r, after)| {
+                let mut o = json!({"move": m, "fen": after, "zeroing": r.zeroing});
+                dtc_json(&mut o, &r.after);
+                o
+            })
+            .collect();
+        let mut o = json!({"fen": f, "line": moves, "end": end});
+        dtc_json(&mut o, &start);
+        writeln!(out, "{}", json_line(&o))?;
+    } else {
+        writeln!(out, "{f}  [count rule: {}]", dtc_text(&start))?;
+        for (i, (m, r, after)) in steps.iter().enumerate() {
+            let zero = if r.zeroing { ", counter reset" } else { "" };
+            writeln!(
+                out,
+                "{:>4}. {m:<12} counter {:>3}{zero:<15} {after}",
+                i + 1,
+                r.after.counter
+            )?;
+        }
+        writeln!(out, "      ({end})")?;
+    }
+    Ok(true)
 }
 
 /// Most plies `--line` plays from a drawn position.

@@ -825,7 +825,10 @@ impl Header {
                 return inv("count_code is not a count profile".to_string());
             }
             (_, _) if self.count_code != [0; 16] || self.cursed != [[0; 2]; 2] => {
-                return inv(format!("count_code or cursed is set in a {} file", self.kind));
+                return inv(format!(
+                    "count_code or cursed is set in a {} file",
+                    self.kind
+                ));
             }
             _ => {}
         }
