@@ -375,7 +375,7 @@ const MAX_REGIMES: usize = 5;
 /// under every profile (design.md decision 13), so [`Rules::encode`], which WLD and DTW file
 /// headers store, does not include it, and a WLD file is read under any profile. A profile
 /// goes beside the rules in a [`crate::Variant`]; its code ([`CountProfile::encode`]) is for
-/// the headers of DTC files (a later step of issue 35).
+/// the headers of DTC files, whose values are under it ([`crate::Tablebase::probe_dtc`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CountProfile {
     shape: Shape,
