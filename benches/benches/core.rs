@@ -4,7 +4,7 @@
 //!   and perft depth 7 from the start position.
 //! - `index`: `SliceIndex::index` and `unindex` on the 6-piece slice 2121.
 //! - `solve`: `solve_slice` of the 4-piece slice 1111, its dependencies solved in setup.
-//! - `probe`: `probe_wld` and `probe_dtw` of 4-piece positions (quiet, and capture ones
+//! - `probe`: `probe_wld`, `probe_dtw` and `probe_dtc` (at counter 3) of 4-piece positions (quiet, and capture ones
 //!   resolved by search) on the 2-4 piece tables built in setup, with a warm block cache and
 //!   with a cache that keeps nothing (every probe starts cold; a block is decompressed once
 //!   a probe, however many of its values the probe reads).
@@ -209,6 +209,11 @@ fn bench_probe(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let plan = Plan::new(RULES, 4, dir.path()).expect("plan");
     build::run(&plan, &Quiet).expect("build English 2-4 piece tables");
+    // DTC tables beside them (English's count rule, 80 plies).
+    let dtc = Plan::new(RULES, 4, dir.path())
+        .expect("plan")
+        .with_values(Values::WLD_DTC);
+    build::run(&dtc, &Quiet).expect("build English 2-4 piece DTC tables");
 
     // Positions of every 4-piece slice (the largest tables, full blocks), stored (canonical)
     // or colour-reversed, shuffled so that each set below mixes all slices.
@@ -255,6 +260,7 @@ fn bench_probe(c: &mut Criterion) {
         {
             tb.probe_wld(p).expect("probe");
             tb.probe_dtw(p).expect("probe");
+            tb.probe_dtc(p, 0).expect("probe");
         }
     }
 
@@ -286,6 +292,16 @@ fn bench_probe(c: &mut Criterion) {
                         .expect("probe")
                         .plies
                         .unwrap_or(0) as u32;
+                }
+                plies
+            })
+        });
+        g.bench_function(format!("dtc/{name}"), |b| {
+            b.iter(|| {
+                let mut plies = 0u32;
+                for p in set {
+                    let d = tb.probe_dtc(black_box(p), black_box(3)).expect("probe");
+                    plies += d.plies.unwrap_or(0) as u32;
                 }
                 plies
             })
