@@ -55,7 +55,8 @@ pub struct Args {
     /// plies ("category", "result", "dtc", "counter" in --json; per move with --moves,
     /// with "zeroing"). Default 0. A counter at or over the limit of the position's regime
     /// is an error (the game is already drawn).
-    #[arg(long, value_name = "PLIES", value_parser = crate::args::number_in(0u16, None))]
+    #[arg(long, value_name = "PLIES", allow_hyphen_values = true,
+          value_parser = crate::args::number_in(0u16, None))]
     counter: Option<u16>,
     /// Positions in PDN FEN.
     fens: Vec<String>,

@@ -133,3 +133,136 @@ fn variant_takes_a_count_and_refuses_a_bad_one() {
         );
     }
 }
+
+/// DTC tables from the command line: `dtb gen --values dtc` under a limit, `dtb probe
+/// --counter` with its category, result and DTC in text and JSON, `--moves` with
+/// `zeroing`, `--line` ending in the defender's claim, `dtb info` with the cursed counts,
+/// `dtb verify` clean; and every bad counter or profile refused with a clear error.
+#[test]
+fn dtc_tables_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let v = "english,count=20";
+    let out = dtb(&[
+        "gen",
+        "--variant",
+        v,
+        "--pieces",
+        "3",
+        "--values",
+        "dtc",
+        "--out",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("DTC"));
+    let out = dtb(&["verify", "--variant", v, "--dir", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // A king against a king: won, 9 plies to conversion (the capture), a draw once the
+    // counter leaves fewer plies than that.
+    let fen = "W:WK32:BK26";
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        v,
+        "--dir",
+        d,
+        "--json",
+        "--counter",
+        "11",
+        fen,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["category"], "win");
+    assert_eq!(j["dtc"], 9);
+    assert_eq!(j["result"], "win");
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        v,
+        "--dir",
+        d,
+        "--json",
+        "--counter",
+        "12",
+        fen,
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (j["category"].as_str(), j["result"].as_str()),
+        (Some("win"), Some("draw"))
+    );
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        v,
+        "--dir",
+        d,
+        "--moves",
+        "--json",
+        fen,
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let first = &j["moves"][0];
+    assert_eq!(
+        (first["move"].as_str(), first["category"].as_str()),
+        (Some("32-27"), Some("loss"))
+    );
+    assert_eq!(first["zeroing"], false);
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        v,
+        "--dir",
+        d,
+        "--line",
+        "--counter",
+        "12",
+        fen,
+    ]);
+    assert!(
+        text(&out.stdout).contains("draw claimed by the count rule"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = dtb(&["info", "--dir", d, "--json"]);
+    assert!(text(&out.stdout).contains("\"cursed_wins\""));
+    // Bad input: each a clear error, nothing guessed.
+    for (args, says) in [
+        (vec!["--counter", "-1"], "--counter"),
+        (vec!["--counter", "ten"], "whole number"),
+        (vec!["--counter", "20"], "at or over the limit of 20 plies"),
+        (vec!["--counter", "99999999"], "whole number"),
+    ] {
+        let mut a = vec!["probe", "--variant", v, "--dir", d];
+        a.extend(args);
+        a.push(fen);
+        let out = dtb(&a);
+        assert_ne!(out.status.code(), Some(0));
+        assert!(
+            text(&out.stderr).contains(says),
+            "{a:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // Tables of one profile probed under another: refused.
+    let out = dtb(&["probe", "--dir", d, fen]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("another count profile"),
+        "{}",
+        text(&out.stderr)
+    );
+    // --counter without DTC tables.
+    let plain = tempfile::tempdir().unwrap();
+    let p = plain.path().to_str().unwrap();
+    dtb(&["gen", "--pieces", "2", "--out", p]);
+    let out = dtb(&["probe", "--dir", p, "--counter", "3", fen]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("needs DTC tables"),
+        "{}",
+        text(&out.stderr)
+    );
+}
