@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod counted;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
