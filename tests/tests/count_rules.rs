@@ -4,6 +4,10 @@
 //! monotone in the counter, game-theoretically sound and colour-symmetric; and one position
 //! checked by hand shows a win the limit turns into a draw.
 //!
+//! Then DTC tables are checked against it: every position of every slice, every counter below
+//! the limit, the stored code read through `CountProfile::result_at` must give the oracle's
+//! result.
+//!
 //! The larger runs are ignored (`cargo test --release -p dtb-tests --test count_rules --
 //! --ignored`): English 2-4 at the preset's 80 plies, gracz8 2-4, International 2-4.
 
@@ -15,6 +19,7 @@ use std::sync::OnceLock;
 use common::counted::{solve, Counted};
 use dtb_gen::build::{run, Plan, Quiet};
 use dtb_gen::values::Values;
+use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, Counting};
 use dtb_probe::{fen, CountProfile, Rules, Tablebase, Wld};
 
@@ -29,12 +34,46 @@ fn english_none_3() -> &'static Counted {
     C.get_or_init(|| solve(&Rules::ENGLISH, &CountProfile::NONE, 3))
 }
 
+/// The oracle of International 2-3 under its preset, shared by the tests of this binary.
+fn international_3() -> &'static Counted {
+    static C: OnceLock<Counted> = OnceLock::new();
+    C.get_or_init(|| solve(&Rules::INTERNATIONAL, &CountProfile::INTERNATIONAL, 3))
+}
+
 /// WLD tables of `rules` up to `pieces` pieces, built into `dir`.
 fn build_wld(rules: Rules, pieces: u32, dir: &Path) {
     let plan = Plan::new(rules, pieces, dir)
         .expect("valid plan")
         .with_values(Values::WLD);
     run(&plan, &Quiet).expect("build");
+}
+
+/// DTC tables of `rules` under `count` up to `pieces` pieces, built into `dir`, and a
+/// tablebase reading them under that profile.
+fn build_dtc(rules: Rules, count: CountProfile, pieces: u32, dir: &Path) -> Tablebase {
+    let plan = Plan::new(rules, pieces, dir)
+        .expect("valid plan")
+        .with_values(Values::WLD_DTC)
+        .with_count(count);
+    run(&plan, &Quiet).expect("build");
+    let mut tb = Tablebase::open(dir, rules).expect("tables");
+    tb.set_count_profile(count);
+    tb
+}
+
+/// DTC tables built under `count` agree with the oracle at every state up to `pieces`.
+fn assert_dtc_tables_agree(rules: Rules, count: CountProfile, pieces: u32) {
+    assert_dtc_tables_agree_with(&solve(&rules, &count, pieces), pieces);
+}
+
+/// DTC tables built under `oracle`'s rules and profile agree with it up to `pieces`.
+fn assert_dtc_tables_agree_with(oracle: &Counted, pieces: u32) {
+    let (rules, count) = (*oracle.rules(), *oracle.profile());
+    let dir = tempfile::tempdir().unwrap();
+    let tb = build_dtc(rules, count, pieces, dir.path());
+    oracle.assert_agrees(&rules, &count, |pos| {
+        tb.probe_code(pos, ValueKind::Dtc).expect("probe")
+    });
 }
 
 /// Every position of `oracle` (solved without a limit) has the value the WLD tables in `dir`
@@ -59,6 +98,16 @@ fn assert_matches_tables(oracle: &Counted, dir: &Path) {
     assert!(n > 0);
 }
 
+/// What [`assert_invariants`] saw.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Positions won game-theoretically, not under the rule at counter 0.
+    cursed: u64,
+    /// The most plies a win at counter 0 of a limited regime needs: L + 1 less the number of
+    /// counters it is won at (a statistic of the report, not how the oracle works).
+    longest_win: usize,
+}
+
 /// What must hold of an oracle `c` solved under a limited profile, given `gt`, the oracle of
 /// the same rules and pieces without a limit (game-theoretic values), for every position and
 /// counter:
@@ -70,12 +119,12 @@ fn assert_matches_tables(oracle: &Counted, dir: &Path) {
 ///   the same values at every counter (the solver stores both sides to move).
 ///
 /// Returns how many positions are won game-theoretically but not at counter 0 (cursed wins),
-/// so that a caller can see the limit matter.
-fn assert_invariants(c: &Counted, gt: &Counted) -> u64 {
+/// and the longest win under the rule, so that a caller can see the limit at work.
+fn assert_invariants(c: &Counted, gt: &Counted) -> Seen {
     let rules = *c.rules();
     let g = rules.geometry();
     let mut moves = Vec::new();
-    let mut cursed = 0u64;
+    let mut seen = Seen::default();
     c.for_each_position(|pos, limit| {
         let f = || fen::write_for(pos, &rules);
         let v = c.values_at(pos);
@@ -107,8 +156,12 @@ fn assert_invariants(c: &Counted, gt: &Counted) -> u64 {
                 assert_eq!(w, game, "{} at counter {k}: not the game's value", f());
             }
         }
+        if limit.is_some() && v[0] == Wld::Win && v[v.len() - 1] != Wld::Win {
+            let won = v.iter().take_while(|&&w| w == Wld::Win).count();
+            seen.longest_win = seen.longest_win.max(v.len() - won);
+        }
         if game == Wld::Win && v[0] != Wld::Win {
-            cursed += 1;
+            seen.cursed += 1;
         }
         let m = pos.material();
         if m == m.mirror() {
@@ -116,7 +169,7 @@ fn assert_invariants(c: &Counted, gt: &Counted) -> u64 {
             assert_eq!(c.values_at(&flipped), v, "{}: colours reversed", f());
         }
     });
-    cursed
+    seen
 }
 
 /// Without a limit the oracle is the game-theoretic solver: English 2-4 against the WLD
@@ -132,13 +185,13 @@ fn without_a_limit_the_oracle_gives_the_wld_tables() {
 #[test]
 fn english_values_are_monotone_and_sound() {
     let gt = english_none_3();
-    let cursed: Vec<u64> = ["6", "20"]
+    let seen: Vec<Seen> = ["6", "20"]
         .iter()
         .map(|l| assert_invariants(&solve(&Rules::ENGLISH, &english(l), 3), gt))
         .collect();
     assert!(
-        cursed[0] > cursed[1],
-        "cursed wins at 6 and 20 plies: {cursed:?}"
+        seen[0].cursed > seen[1].cursed && seen[0].longest_win == 6,
+        "at 6 and 20 plies: {seen:?}"
     );
 }
 
@@ -194,8 +247,8 @@ fn a_win_beyond_the_limit_is_a_draw() {
 fn international_to_three_pieces() {
     let rules = Rules::INTERNATIONAL;
     let gt = solve(&rules, &CountProfile::NONE, 3);
-    let c = solve(&rules, &CountProfile::INTERNATIONAL, 3);
-    assert_invariants(&c, &gt);
+    let seen = assert_invariants(international_3(), &gt);
+    eprintln!("international 2-3: {seen:?}");
 }
 
 /// English 2-4 under the preset's 80 plies and under 20, against the game-theoretic oracle
@@ -207,8 +260,8 @@ fn english_to_four_pieces_at_80_plies() {
     let gt = solve(&rules, &CountProfile::NONE, 4);
     assert_matches_tables(&gt, common::english4());
     for l in ["20", "80"] {
-        let cursed = assert_invariants(&solve(&rules, &english(l), 4), &gt);
-        eprintln!("english 2-4, {l} plies: {cursed} cursed wins");
+        let seen = assert_invariants(&solve(&rules, &english(l), 4), &gt);
+        eprintln!("english 2-4, {l} plies: {seen:?}");
     }
 }
 
@@ -221,8 +274,8 @@ fn gracz8_to_four_pieces() {
     build_wld(rules, 4, dir.path());
     let gt = solve(&rules, &CountProfile::NONE, 4);
     assert_matches_tables(&gt, dir.path());
-    let cursed = assert_invariants(&solve(&rules, &CountProfile::GRACZ8, 4), &gt);
-    eprintln!("gracz8 2-4: {cursed} cursed wins");
+    let seen = assert_invariants(&solve(&rules, &CountProfile::GRACZ8, 4), &gt);
+    eprintln!("gracz8 2-4: {seen:?}");
 }
 
 /// International 2-4 under its preset (five, sixteen and general), and its game-theoretic
@@ -235,6 +288,113 @@ fn international_to_four_pieces() {
     build_wld(rules, 4, dir.path());
     let gt = solve(&rules, &CountProfile::NONE, 4);
     assert_matches_tables(&gt, dir.path());
-    let cursed = assert_invariants(&solve(&rules, &CountProfile::INTERNATIONAL, 4), &gt);
-    eprintln!("international 2-4: {cursed} cursed wins");
+    let seen = assert_invariants(&solve(&rules, &CountProfile::INTERNATIONAL, 4), &gt);
+    eprintln!("international 2-4: {seen:?}");
+}
+
+/// The checker fails where it should: DTW codes read as DTC codes under a limit of 6 plies
+/// call a win beyond the limit a win at counter 0 that the oracle draws, and the message
+/// names the position, the counter, both values and the code.
+#[test]
+fn assert_agrees_finds_a_wrong_code() {
+    let rules = Rules::ENGLISH;
+    let six = english("6");
+    let oracle = solve(&rules, &six, 3);
+    let tb = Tablebase::open(common::english4(), rules).unwrap();
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        oracle.assert_agrees(&rules, &six, |pos| {
+            tb.probe_code(pos, ValueKind::Dtw).unwrap()
+        })
+    }))
+    .expect_err("DTW codes are not DTC codes under a limit");
+    let msg = err.downcast_ref::<String>().expect("a message");
+    assert!(
+        msg.contains("states disagree; the first: ")
+            && msg.contains(" at counter ")
+            && msg.contains("the oracle says ")
+            && msg.contains("Code("),
+        "{msg}"
+    );
+}
+
+/// DTC tables of English 2-3 under limits of 6 and 20 plies agree with the oracle.
+#[test]
+fn english_dtc_tables_to_three_pieces_agree() {
+    for l in ["6", "20"] {
+        assert_dtc_tables_agree(Rules::ENGLISH, english(l), 3);
+    }
+}
+
+/// DTC tables of English 2-4 under a limit of 20 plies agree with the oracle at every
+/// counter, and so do the results `Tablebase::probe_dtc` answers (a sample).
+#[test]
+#[ignore]
+fn english_dtc_tables_at_20_plies_agree() {
+    let rules = Rules::ENGLISH;
+    let count = english("20");
+    let dir = tempfile::tempdir().unwrap();
+    let tb = build_dtc(rules, count, 4, dir.path());
+    let oracle = solve(&rules, &count, 4);
+    oracle.assert_agrees(&rules, &count, |pos| {
+        tb.probe_code(pos, ValueKind::Dtc).expect("probe")
+    });
+    let mut n = 0u64;
+    oracle.for_each_position(|board_pos, limit| {
+        n += 1;
+        if !n.is_multiple_of(101) {
+            return;
+        }
+        let pos = board_pos.with_rules(&rules).unwrap();
+        let v = oracle.values_at(&pos);
+        for c in 0..limit.unwrap() {
+            let got = tb.probe_dtc(&pos, c).expect("probe").result;
+            assert_eq!(got, v[c as usize], "{} at counter {c}", fen::write(&pos));
+        }
+    });
+}
+
+/// DTC tables of International 2-3 under its preset agree with the oracle.
+#[test]
+fn international_dtc_tables_to_three_pieces_agree() {
+    assert_dtc_tables_agree_with(international_3(), 3);
+}
+
+/// DTC tables of English 2-4 under the preset's 80 plies agree with the oracle.
+#[test]
+#[ignore]
+fn english_dtc_tables_at_80_plies_agree() {
+    assert_dtc_tables_agree(Rules::ENGLISH, CountProfile::ENGLISH, 4);
+}
+
+/// DTC tables of gracz8 2-4 under its preset (80 plies) agree with the oracle.
+#[test]
+#[ignore]
+fn gracz8_dtc_tables_agree() {
+    assert_dtc_tables_agree(Rules::GRACZ8, CountProfile::GRACZ8, 4);
+}
+
+/// DTC tables of International 2-4 under its preset (five, sixteen, general) agree with the
+/// oracle (minutes).
+#[test]
+#[ignore]
+fn international_dtc_tables_to_four_pieces_agree() {
+    assert_dtc_tables_agree(Rules::INTERNATIONAL, CountProfile::INTERNATIONAL, 4);
+}
+
+/// DTC tables of Russian 2-3 under its preset agree with the oracle: a limited regime
+/// (five) beside one without a limit (general), which reads codes against
+/// `UNLIMITED_MARK`.
+#[test]
+fn russian_dtc_tables_to_three_pieces_agree() {
+    assert_dtc_tables_agree(Rules::RUSSIAN, CountProfile::RUSSIAN, 3);
+}
+
+/// DTC tables of Russian 2-4 (kings-4-5, where only a capture or a crowning resets, and
+/// captures from the unlimited general regime into limited ones) and Pool 2-4 (three kings
+/// against one, limited, beside an unlimited general regime) agree with the oracle.
+#[test]
+#[ignore]
+fn russian_and_pool_dtc_tables_to_four_pieces_agree() {
+    assert_dtc_tables_agree(Rules::RUSSIAN, CountProfile::RUSSIAN, 4);
+    assert_dtc_tables_agree(Rules::POOL, CountProfile::POOL, 4);
 }
