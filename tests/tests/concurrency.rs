@@ -105,7 +105,7 @@ impl ValueSource for Recorder<'_> {
             .stored_code(side, index)
             .map_err(|e| ProbeError::Table(std::sync::Arc::new(e)))?;
         Ok(match self.kind {
-            ValueKind::Dtw => Code::from_bits(raw),
+            ValueKind::Dtw | ValueKind::Dtc => Code::from_bits(raw),
             ValueKind::Wld => WldCode::from_bits(raw)
                 .unwrap_or_else(|| panic!("WLD code {raw}"))
                 .code(),
