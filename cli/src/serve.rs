@@ -4,10 +4,9 @@ use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
-use dtb_probe::Tablebase;
+use anyhow::{anyhow, bail, Result};
+use dtb_probe::{Tablebase, ValueKind, Variant};
 
-use crate::args::rules_named;
 use crate::tables::open_tables;
 
 #[derive(clap::Args, Debug)]
@@ -16,7 +15,9 @@ pub struct Args {
     /// with the Nth --variant; two directories of one variant are served together).
     #[arg(long, default_value = "tables")]
     dir: Vec<PathBuf>,
-    /// Variant of each --dir, in order (default: english for every --dir).
+    /// Variant of each --dir, in order (default: english for every --dir). Its count profile
+    /// (the preset's, or `count=` as in `--variant english,count=20`) is the one the DTC
+    /// tables there were built under: the API answers `counter=` under it.
     #[arg(long)]
     variant: Vec<String>,
     /// Address to listen on: IP:PORT, HOST:PORT (the name resolved, an IPv4 address first:
@@ -59,6 +60,22 @@ fn parse_listen(text: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{text:?}: host {host:?} has no address"))
 }
 
+/// DTC tables answer under the count profile they were built with: one built under another
+/// than `tb`'s would fail every probe, so the server refuses to start, saying which.
+fn check_count_profile(tb: &Tablebase) -> Result<()> {
+    let Some(&m) = tb.materials(ValueKind::Dtc).first() else {
+        return Ok(());
+    };
+    if let Err(e) = tb.table(m, ValueKind::Dtc) {
+        bail!(
+            "{}: give the --variant the DTC tables were built with (its count=, as given to \
+             dtb gen)",
+            dtb_probe::report(&e)
+        );
+    }
+    Ok(())
+}
+
 /// Run the command line `args`; the exit code on success (probe: 1 if any position failed).
 ///
 /// # Errors
@@ -74,16 +91,37 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let mut tables: Vec<Tablebase> = Vec::new();
     for (i, dir) in dirs.iter().enumerate() {
-        let rules = rules_named(variants.get(i).map_or("english", String::as_str))?;
+        let spec = variants.get(i).map_or("english", String::as_str);
+        let variant = Variant::parse(spec).map_err(|e| anyhow!("--variant {spec:?}: {e}"))?;
+        let rules = variant.rules;
         open_tables(dir, &rules)?;
         match tables.iter_mut().find(|t| t.rules().name == rules.name) {
+            Some(tb) if *tb.count_profile() != variant.count => bail!(
+                "--variant {spec:?} gives {} another count profile ({}) than an earlier \
+                 --variant ({}): one profile per variant served",
+                rules.name,
+                variant.count.describe(),
+                tb.count_profile().describe()
+            ),
             Some(tb) => {
                 tb.add_directory(dir)?;
             }
-            None => tables.push(Tablebase::open(dir, rules)?),
+            None => tables.push(Tablebase::open_variant(dir, &variant)?),
         }
     }
-    let names: Vec<&str> = tables.iter().map(|t| t.rules().name).collect();
+    for tb in &tables {
+        check_count_profile(tb)?;
+    }
+    let names: Vec<String> = tables
+        .iter()
+        .map(|t| {
+            Variant {
+                rules: *t.rules(),
+                count: *t.count_profile(),
+            }
+            .spec()
+        })
+        .collect();
     let names = names.join(", ");
     dtb_serve::run(dtb_serve::Config::new(listen, tables), |addr| {
         let said = format!("dtb serve: listening on http://{addr}/ ({names})");

@@ -823,6 +823,169 @@ fn two_variants_at_once() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 --dir and 1 --variant"));
 }
 
+/// English 2-4 tables with DTW and with DTC under a 20-ply count limit (`english,count=20`,
+/// where cursed wins occur), built once per run.
+fn english_count_20() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = build_tables(Rules::ENGLISH, 4, "dtb-serve-english-4-count-20");
+        let count = dtb_probe::Variant::parse("english,count=20").unwrap().count;
+        let plan = Plan::new(Rules::ENGLISH, 4, &dir)
+            .expect("plan")
+            .with_values(build::Values::WLD_DTC)
+            .with_count(count);
+        build::run(&plan, &Quiet).expect("build DTC");
+        dir
+    })
+}
+
+/// `counter=` under the count profile the server was started with: a cursed win (won in 21
+/// plies, drawn by the 20-ply rule), a win that the counter turns into a draw, each move's
+/// value under the rule as the library gives it; bad counters (negative, not a number, at
+/// the limit, huge, not UTF-8) are 400 with a message saying what a counter is; `count=` in
+/// the URL names the served profile or nothing; a directory without DTC tables answers a
+/// counter with 404; DTC tables of another profile stop the server at start.
+#[test]
+fn counter_gives_values_under_the_count_rule() {
+    let dir = english_count_20();
+    let server = Server::start(&[
+        "--dir",
+        dir.to_str().unwrap(),
+        "--variant",
+        "english,count=20",
+    ]);
+    let (_, v) = server.api("/api/v1/variants");
+    let e = &v["variants"][0];
+    assert_eq!(
+        (e["dtc"].clone(), e["count"].clone()),
+        (json!(true), json!("general:20"))
+    );
+    assert_eq!(e["spec"], "english,count=20");
+
+    let cursed = "W:WK1,K19:BK27";
+    let (s, v) = server.api(&format!("/api/v1/english?fen={}&counter=0", q(cursed)));
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["wld"], "win");
+    assert_eq!(v["dtw"], 21);
+    assert_eq!(v["category"], "cursed-win");
+    assert_eq!(v["result"], "draw");
+    assert_eq!(v["dtc"], 21);
+    assert_eq!(
+        (v["counter"].clone(), v["limit"].clone()),
+        (json!(0), json!(20))
+    );
+    // Each move as the library ranks and values it under the rule.
+    let variant = dtb_probe::Variant::parse("english,count=20").unwrap();
+    let tb = Tablebase::open_variant(dir, &variant).unwrap();
+    let pos = fen::parse(cursed, tb.rules()).unwrap();
+    let ranked = tb.probe_moves_dtc(&pos, 0).unwrap();
+    let moves = v["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), ranked.len());
+    for (m, r) in moves.iter().zip(&ranked) {
+        assert_eq!(m["category"], r.after.category.as_str(), "{m}");
+        assert_eq!(m["result"], r.after.result.as_str(), "{m}");
+        assert_eq!(m["dtc"], json!(r.after.plies), "{m}");
+        assert_eq!(m["counter"], json!(r.after.counter), "{m}");
+        assert_eq!(m["zeroing"], json!(r.zeroing), "{m}");
+    }
+    // After 1-6 Black would lose in 20 plies from a fresh count (category `loss`, at counter
+    // 0), but the counter is 1 there: a draw, as the cursed win said.
+    let m = &moves[0];
+    assert_eq!(
+        (&m["move"], &m["category"], &m["result"]),
+        (&json!("1-6"), &json!("loss"), &json!("draw")),
+        "{m}"
+    );
+    assert_eq!(
+        (&m["dtc"], &m["counter"], &m["zeroing"]),
+        (&json!(20), &json!(1), &json!(false)),
+        "{m}"
+    );
+    assert_eq!(m["wld"], "win", "the game value for the mover stays");
+
+    // A win in 19 plies to conversion: won at counter 1, drawn at 2.
+    let win = "W:WK2,K6:BK1";
+    let at = |c: &str| server.api(&format!("/api/v1/english?fen={}&counter={c}", q(win)));
+    let (_, v) = at("1");
+    assert_eq!(
+        (v["category"].as_str(), v["result"].as_str()),
+        (Some("win"), Some("win"))
+    );
+    let (_, v) = at("2");
+    assert_eq!(
+        (v["category"].as_str(), v["result"].as_str()),
+        (Some("win"), Some("draw"))
+    );
+    assert_eq!(v["counter"], 2);
+    // No counter is counter 0; the URL may name the served profile.
+    let (_, plain) = server.api(&format!("/api/v1/english?fen={}", q(win)));
+    let (_, zero) = at("0");
+    assert_eq!(plain, zero);
+    let (s, _) = server.api(&format!("/api/v1/english,count=20?fen={}", q(win)));
+    assert_eq!(s, 200);
+    let (s, v) = server.api(&format!("/api/v1/english,count=30?fen={}", q(win)));
+    assert_eq!(s, 404, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("english,count=20"),
+        "{v}"
+    );
+
+    let huge = "9".repeat(1500);
+    for (counter, words) in [
+        ("-1", "whole number"),
+        ("abc", "whole number"),
+        ("", "whole number"),
+        ("1.5", "whole number"),
+        ("%FF%FE", "whole number"),
+        ("20", "at or over the limit of 20 plies"),
+        ("65535", "at or over the limit of 20 plies"),
+        ("99999999999999999999", "over every count limit"),
+        (huge.as_str(), "over every count limit"),
+    ] {
+        let (s, v) = at(counter);
+        assert_eq!(s, 400, "{counter:.40}: {v}");
+        let msg = v["error"].as_str().unwrap();
+        assert!(
+            msg.contains(words) && msg.len() < 300,
+            "{counter:.40}: {msg}"
+        );
+    }
+    let (s, v) = server.api(&format!(
+        "/api/v1/english/mainline?fen={}&counter=3",
+        q(win)
+    ));
+    assert_eq!(s, 400, "{v}");
+    assert!(
+        v["error"].as_str().unwrap().contains("takes no counter"),
+        "{v}"
+    );
+    drop(server);
+
+    // Without DTC tables a counter is 404 (and answers carry no DTC fields).
+    let plain = english_server();
+    let (s, v) = plain.api(&format!("/api/v1/english?fen={}&counter=0", q(win)));
+    assert_eq!(s, 404, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("dtb gen --values dtc"),
+        "{v}"
+    );
+    let (_, v) = plain.api(&format!("/api/v1/english?fen={}", q(win)));
+    assert_eq!(v.get("result"), None, "{v}");
+    drop(plain);
+
+    // DTC tables of another profile than the one served: refused at start.
+    let (code, err) = serve_fails(
+        &["--dir", dir.to_str().unwrap(), "--variant", "english"],
+        None,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("another count profile (general:20)"), "{err}");
+    assert!(err.contains("--variant"), "{err}");
+}
+
 /// Brazilian 2-piece tables, built once per run.
 fn brazilian() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -6,7 +6,10 @@ use dtb_probe::fen::{self, FenError, Notation};
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, notation_in, Counting, Move};
 use dtb_probe::pdn::{self, Game, PdnError};
-use dtb_probe::{Color, Dtw, Position, ProbeError, RankedMove, Rules, Tablebase, Wld};
+use dtb_probe::{
+    Color, Dtc, Dtw, Position, ProbeError, RankedDtcMove, RankedMove, Rules, Tablebase, Variant,
+    Wld,
+};
 use serde_json::{json, Value};
 
 /// Longest FEN the API reads, in bytes (a 10x10 FEN with every square listed is under 200).
@@ -34,16 +37,32 @@ pub struct Served {
     /// Whether any DTW table is there: without, distances are `null` and moves are ranked by
     /// outcome only (a `--wld-only` build).
     pub has_dtw: bool,
+    /// Whether any DTC table is there (`dtb gen --values dtc`): then answers carry the value
+    /// under the tablebase's count profile ([`Tablebase::count_profile`]) at the request's
+    /// `counter=`.
+    pub has_dtc: bool,
 }
 
 impl Served {
-    /// Wrap a tablebase for serving.
+    /// Wrap a tablebase for serving; its count profile ([`Tablebase::set_count_profile`],
+    /// from the `--variant` text's `count=`) is the one DTC answers are under.
     pub fn new(tb: Tablebase) -> Served {
         Served {
             rules: *tb.rules(),
             has_dtw: !tb.materials(ValueKind::Dtw).is_empty(),
+            has_dtc: !tb.materials(ValueKind::Dtc).is_empty(),
             tb,
         }
+    }
+
+    /// The variant as `--variant` writes it, with its count profile where it is not the
+    /// preset's (`english,count=20`).
+    pub fn spec(&self) -> String {
+        Variant {
+            rules: self.rules,
+            count: *self.tb.count_profile(),
+        }
+        .spec()
     }
 }
 
@@ -134,6 +153,32 @@ pub fn notation_param(rules: &Rules, notation: Option<&str>) -> Result<Notation,
     }
 }
 
+/// The counter of a request's `counter=`: plies since the count rule's counter was last reset
+/// (by a capture or a man move, as the variant's count profile says), `None` when not given.
+///
+/// # Errors
+/// 400 for anything but a whole number from 0 to 65535 (a counter at or over the limit of
+/// the position's regime is refused by the probe, also with 400).
+pub fn counter_param(counter: Option<&str>) -> Result<Option<u16>, ApiError> {
+    let Some(text) = counter else {
+        return Ok(None);
+    };
+    let t = text.trim();
+    if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+        return t.parse::<u16>().map(Some).map_err(|_| {
+            ApiError::BadRequest(format!(
+                "counter {} is over every count limit: it is at most 65535 plies",
+                dtb_probe::quote(t)
+            ))
+        });
+    }
+    Err(ApiError::BadRequest(format!(
+        "counter must be a whole number of plies since the last capture or man move (0 or \
+         more), not {}",
+        dtb_probe::quote(text)
+    )))
+}
+
 fn plies(d: Dtw) -> Option<u16> {
     if d.wld == Wld::Draw {
         None
@@ -151,10 +196,14 @@ fn numbers(rules: &Rules, squares: &[u8]) -> Vec<u32> {
 /// ([`RankedMove::for_mover`]); `category` is lichess's: the position after the move, for its
 /// side to move (so `"category": "loss"` beside `"wld": "win"`). `move` and `fen_after` are
 /// in `notation`; `from`, `to`, `path` and `captures` are square numbers whatever it is.
+/// With DTC tables (`dtc` given), the position after the move under the count rule, for its
+/// side to move at its counter ([`dtc_json`]: `category`, `result`, `dtc`, `counter`), and
+/// `zeroing`: whether the move resets the counter.
 fn move_json(
     s: &Served,
     pos: &Position,
     ranked: &RankedMove,
+    dtc: Option<&RankedDtcMove>,
     all: &[Move],
     notation: Notation,
 ) -> Value {
@@ -162,7 +211,7 @@ fn move_json(
     let m = &ranked.mv;
     let mover = ranked.for_mover();
     let dtw = if s.has_dtw { plies(mover) } else { None };
-    json!({
+    let mut v = json!({
         "move": notation_in(r, notation, m, all),
         "fen_after": fen::write_in(&m.apply_unchecked(pos), r, notation),
         "wld": mover.wld.as_str(),
@@ -173,7 +222,24 @@ fn move_json(
         "path": numbers(r, m.path()),
         "captures": numbers(r, m.taken()),
         "crowned": m.crowned,
-    })
+    });
+    if let Some(d) = dtc {
+        dtc_json(&mut v, &d.after);
+        v["zeroing"] = json!(d.zeroing);
+    }
+    v
+}
+
+/// A value under the count rule as the API gives it (and `dtb probe --json`): `category` at
+/// counter 0 with lichess's names (`win`, `cursed-win`, `draw`, `blessed-loss`, `loss`),
+/// `result` at `counter`, `dtc` (plies to conversion; null for a draw), `counter`, and
+/// `limit` (the plies of the position's count regime; null where no count rule applies).
+fn dtc_json(o: &mut Value, d: &Dtc) {
+    o["category"] = json!(d.category.as_str());
+    o["result"] = json!(d.result.as_str());
+    o["dtc"] = json!(d.plies);
+    o["counter"] = json!(d.counter);
+    o["limit"] = json!(d.limit);
 }
 
 fn side_name(c: Color) -> &'static str {
@@ -183,16 +249,71 @@ fn side_name(c: Color) -> &'static str {
     }
 }
 
-/// `GET /api/v1/{variant}?fen=`: the position's value and every legal move, best first, each
-/// with its value for the side making it (`wld`, `dtw`) and lichess's `category` of the
-/// position after it. A finished game (the side to move blocked or without pieces, or facing
-/// none) is a value with `"game_over": true` and no moves. FEN and moves are written in
-/// `notation` (the FEN read may be in either).
+/// The value of `pos` under the count rule at `counter` (0 when not given) and its moves
+/// ranked under it ([`Tablebase::probe_dtc`], [`Tablebase::probe_moves_dtc`]); `None` where
+/// the directory has no DTC tables, or where `counter` was not given and the position's DTC
+/// table is missing (the answer is then the game-theoretic one alone).
 ///
 /// # Errors
-/// [`ApiError`]: 400 for a malformed FEN or an illegal position, 404 for a missing table,
-/// 500 for a damaged one.
-pub fn position(s: &Served, fen_text: &str, notation: Notation) -> Result<Value, ApiError> {
+/// 404 for a counter given without DTC tables, 400 for a counter at or over the limit, and
+/// as [`position`].
+fn under_rule(
+    s: &Served,
+    pos: &Position,
+    wld: Wld,
+    counter: Option<u16>,
+) -> Result<Option<(Dtc, Vec<RankedDtcMove>)>, ApiError> {
+    if !s.has_dtc {
+        return match counter {
+            None => Ok(None),
+            Some(_) => Err(ApiError::NotFound(format!(
+                "no dtc tables for {}: counter= gives values under the move-count rule, which \
+                 needs them (build them with dtb gen --values dtc)",
+                s.rules.name
+            ))),
+        };
+    }
+    let c = counter.unwrap_or(0);
+    let probed =
+        s.tb.probe_dtc(pos, c)
+            .and_then(|d| Ok((d, s.tb.probe_moves_dtc(pos, c)?)));
+    match probed {
+        Ok((d, _)) if d.category.game_theoretic() != wld => Err(ApiError::Internal {
+            public: "the WLD and DTC tables disagree on this position".to_string(),
+            log: format!(
+                "{}: WLD says {wld}, DTC {} (run dtb verify)",
+                fen::write(pos),
+                d.category
+            ),
+        }),
+        Ok(v) => Ok(Some(v)),
+        Err(ProbeError::MissingTable {
+            kind: ValueKind::Dtc,
+            ..
+        }) if counter.is_none() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `GET /api/v1/{variant}?fen=[&counter=]`: the position's value and every legal move, best
+/// first, each with its value for the side making it (`wld`, `dtw`) and lichess's `category`
+/// of the position after it. A finished game (the side to move blocked or without pieces, or
+/// facing none) is a value with `"game_over": true` and no moves. FEN and moves are written
+/// in `notation` (the FEN read may be in either). Where the directory has DTC tables, the
+/// value under the variant's count rule at `counter` (default 0): `category`, `result`,
+/// `dtc`, `counter`, `limit` ([`dtc_json`]), and the moves ranked under the rule, each with
+/// the position after it under the rule and `zeroing` ([`move_json`]).
+///
+/// # Errors
+/// [`ApiError`]: 400 for a malformed FEN, an illegal position or a counter at or over the
+/// limit of the position's regime, 404 for a missing table (or a counter without DTC
+/// tables), 500 for a damaged one.
+pub fn position(
+    s: &Served,
+    fen_text: &str,
+    notation: Notation,
+    counter: Option<u16>,
+) -> Result<Value, ApiError> {
     let pos = fen::parse(fen_text, &s.rules)?;
     let wld = s.tb.probe_wld(&pos)?;
     let ranked = if s.has_dtw {
@@ -217,13 +338,24 @@ pub fn position(s: &Served, fen_text: &str, notation: Notation) -> Result<Value,
         }
         (true, None) => plies(s.tb.probe_dtw(&pos)?),
     };
+    let rule = under_rule(s, &pos, wld, counter)?;
     let mut all = Vec::new();
     legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-    let moves: Vec<Value> = ranked
-        .iter()
-        .map(|r| move_json(s, &pos, r, &all, notation))
-        .collect();
-    Ok(json!({
+    let moves: Vec<Value> = match &rule {
+        // Under the count rule: its order, each move with its game value too.
+        Some((_, dtc_moves)) => dtc_moves
+            .iter()
+            .filter_map(|d| {
+                let r = ranked.iter().find(|r| r.mv == d.mv)?;
+                Some(move_json(s, &pos, r, Some(d), &all, notation))
+            })
+            .collect(),
+        None => ranked
+            .iter()
+            .map(|r| move_json(s, &pos, r, None, &all, notation))
+            .collect(),
+    };
+    let mut v = json!({
         "fen": fen::write_in(&pos, &s.rules, notation),
         "variant": s.rules.name,
         "notation": notation.name(),
@@ -233,7 +365,11 @@ pub fn position(s: &Served, fen_text: &str, notation: Notation) -> Result<Value,
         "category": wld.as_str(),
         "game_over": moves.is_empty(),
         "moves": moves,
-    }))
+    });
+    if let Some((d, _)) = &rule {
+        dtc_json(&mut v, d);
+    }
+    Ok(v)
 }
 
 /// `GET /api/v1/{variant}/mainline?fen=`: the best line to the end of the game (a drawn
@@ -269,7 +405,7 @@ pub fn mainline(s: &Served, fen_text: &str, notation: Notation) -> Result<Value,
         let Some(best) = ranked.first() else { break };
         all.clear();
         legal_moves(&s.rules, &pos, Counting::Unique, &mut all);
-        line.push(move_json(s, &pos, best, &all, notation));
+        line.push(move_json(s, &pos, best, None, &all, notation));
         pos = best.mv.apply_unchecked(&pos);
     }
     let cut = start.wld == Wld::Draw && line.len() == limit;
@@ -486,7 +622,9 @@ pub fn analyze(s: &Served, text: &str, notation: Notation) -> Result<Value, ApiE
 }
 
 /// `GET /api/v1/variants`: what the page needs to draw each served board: the variant, board
-/// side, largest piece count, whether distances are there, a sample position, and every
+/// side, largest piece count, whether distances are there (`dtw`) and values under the
+/// count rule (`dtc`; `count` is its profile's limits, `general:80`, and `spec` the variant
+/// with `count=` where not the preset's), a sample position, and every
 /// playable square's number, algebraic name (`c3`) and its row and column on screen (row 0
 /// at the top, Black's side; White plays up the board), and the notation its players write
 /// (the API's default for it).
@@ -509,6 +647,9 @@ pub fn variants<'a>(served: impl Iterator<Item = &'a Served>) -> Value {
                 "board": r.board,
                 "max_pieces": s.tb.max_pieces(),
                 "dtw": s.has_dtw,
+                "dtc": s.has_dtc,
+                "count": s.tb.count_profile().describe(),
+                "spec": s.spec(),
                 "notation": Notation::of(r).name(),
                 "example": example_fen(r),
                 "start": fen::write_in(&Position::start(r), r, Notation::of(r)),
@@ -611,7 +752,10 @@ mod tests {
         // An empty tablebase: every position is a missing table, 404.
         let s = Served::new(Tablebase::new(Rules::ENGLISH));
         let n = Notation::Numbers;
-        assert_eq!(position(&s, "W:WK32:BK26", n).unwrap_err().status(), 404);
+        assert_eq!(
+            position(&s, "W:WK32:BK26", n, None).unwrap_err().status(),
+            404
+        );
         assert_eq!(mainline(&s, "W:WK32:BK26", n).unwrap_err().status(), 404);
         let e = &Rules::ENGLISH;
         let ru = &Rules::RUSSIAN;
@@ -627,6 +771,102 @@ mod tests {
             Ok(Notation::Algebraic)
         );
         assert_eq!(notation_param(e, Some("x")).unwrap_err().status(), 400);
+    }
+}
+
+#[cfg(test)]
+mod dtc_tests {
+    use super::*;
+
+    /// English 2-piece tables with DTC under the preset's 80-ply limit (the library's test
+    /// data).
+    fn english_2() -> Served {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../probe/tests/data/english-2");
+        Served::new(Tablebase::open(dir, Rules::ENGLISH).unwrap())
+    }
+
+    #[test]
+    fn counter_parameter() {
+        assert_eq!(counter_param(None), Ok(None));
+        assert_eq!(counter_param(Some("0")), Ok(Some(0)));
+        assert_eq!(counter_param(Some(" 79 ")), Ok(Some(79)));
+        assert_eq!(counter_param(Some("65535")), Ok(Some(65535)));
+        for bad in ["", " ", "-1", "+3", "3.5", "1e3", "abc", "\u{fffd}", "0x10"] {
+            let e = counter_param(Some(bad)).unwrap_err();
+            assert_eq!(e.status(), 400, "{bad:?}");
+            assert!(e.to_string().contains("whole number"), "{bad:?}: {e}");
+        }
+        let huge = "9".repeat(5000);
+        let e = counter_param(Some(&huge)).unwrap_err();
+        assert!(e.to_string().contains("over every count limit"), "{e}");
+        assert!(e.to_string().len() < 200, "{e}");
+    }
+
+    /// The taking-the-move position under the 80-ply rule: a win at counter 0 and wherever
+    /// its distance to conversion fits, drawn past that; the counter at the limit is 400; the
+    /// moves ranked under the rule, each with the position after it at its counter.
+    #[test]
+    fn values_under_the_count_rule() {
+        let s = english_2();
+        assert!(s.has_dtc);
+        let n = Notation::Numbers;
+        let plain = position(&s, "W:WK32:BK26", n, None).unwrap();
+        let v = position(&s, "W:WK32:BK26", n, Some(0)).unwrap();
+        assert_eq!(plain, v, "no counter is counter 0");
+        assert_eq!(v["wld"], "win");
+        assert_eq!(v["category"], "win");
+        assert_eq!(v["result"], "win");
+        assert_eq!(v["counter"], 0);
+        assert_eq!(v["limit"], 80);
+        let dtc = v["dtc"].as_u64().unwrap();
+        assert!((1..=9).contains(&dtc), "{v}");
+        let best = &v["moves"][0];
+        assert_eq!(best["move"], "32-27");
+        assert_eq!(best["wld"], "win");
+        assert_eq!(best["category"], "loss");
+        assert_eq!(best["result"], "loss");
+        assert_eq!(best["counter"], 1, "a king move does not reset");
+        assert_eq!(best["zeroing"], false);
+        assert_eq!(best["dtc"].as_u64(), Some(dtc - 1));
+        let fits = 80 - dtc;
+        let at = position(&s, "W:WK32:BK26", n, Some(fits as u16)).unwrap();
+        assert_eq!(
+            (&at["category"], &at["result"]),
+            (&json!("win"), &json!("win"))
+        );
+        let past = position(&s, "W:WK32:BK26", n, Some(fits as u16 + 1)).unwrap();
+        assert_eq!(past["category"], "win");
+        assert_eq!(past["result"], "draw", "{past}");
+        assert_eq!(past["wld"], "win", "the game-theoretic value stays");
+        let e = position(&s, "W:WK32:BK26", n, Some(80)).unwrap_err();
+        assert_eq!(e.status(), 400);
+        assert!(e.to_string().contains("limit of 80 plies"), "{e}");
+        let draw = position(&s, "B:WK32:BK26", n, Some(5)).unwrap();
+        assert_eq!(draw["category"], "draw");
+        assert_eq!(draw["dtc"], Value::Null);
+        // The mainline takes no counter; a WLD/DTW directory none at all.
+        let (wld_dtw, _keep) = without_dtc();
+        assert!(!wld_dtw.has_dtc);
+        let e = position(&wld_dtw, "W:WK32:BK26", n, Some(0)).unwrap_err();
+        assert_eq!(e.status(), 404);
+        assert!(e.to_string().contains("dtb gen --values dtc"), "{e}");
+        let v = position(&wld_dtw, "W:WK32:BK26", n, None).unwrap();
+        assert_eq!(v["result"], Value::Null, "{v}");
+        assert_eq!(v["moves"][0].get("zeroing"), None, "{v}");
+    }
+
+    /// A copy of the English 2-piece tables without their DTC files.
+    fn without_dtc() -> (Served, tempfile::TempDir) {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../probe/tests/data/english-2");
+        let copy = tempfile::tempdir().unwrap();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "wld" || x == "dtw") {
+                std::fs::copy(&p, copy.path().join(p.file_name().unwrap())).unwrap();
+            }
+        }
+        let tb = Tablebase::open(copy.path(), Rules::ENGLISH).unwrap();
+        (Served::new(tb), copy)
     }
 }
 

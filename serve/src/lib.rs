@@ -15,9 +15,12 @@
 //! at a time, never on the executor. Files are read only through the [`Tablebase`]s given,
 //! which list their directories at start-up: nothing in a request names a file.
 //!
+//! A tablebase's count profile ([`Tablebase::open_variant`] with `count=`, or the preset's)
+//! is the one `counter=` answers are under, where its directory has DTC tables.
+//!
 //! ```no_run
-//! use dtb_probe::{Rules, Tablebase};
-//! let tb = Tablebase::open("tables", Rules::ENGLISH)?;
+//! use dtb_probe::{Tablebase, Variant};
+//! let tb = Tablebase::open_variant("tables", &Variant::parse("english,count=20")?)?;
 //! let config = dtb_serve::Config::new("127.0.0.1:8080".parse()?, vec![tb]);
 //! dtb_serve::run(config, |addr| println!("listening on http://{addr}"))?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -37,7 +40,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use dtb_probe::{Rules, Tablebase};
+use dtb_probe::{Tablebase, Variant};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -148,7 +151,8 @@ pub fn run(config: Config, on_listen: impl FnOnce(SocketAddr)) -> Result<(), Ser
 impl App {
     /// The tables of the variant named `name` in a URL, read as the command line reads a
     /// `--variant`: a name in any case (`English`), or a preset with overrides
-    /// (`english,blocked=majority`) naming a served rule set.
+    /// (`english,blocked=majority`) naming a served rule set; with `count=`, only if it is
+    /// the served count profile (`english,count=20`).
     fn find(&self, name: &str) -> Option<&Arc<Served>> {
         if let Some(s) = self.variants.get(name) {
             return Some(s);
@@ -160,8 +164,15 @@ impl App {
         {
             return Some(s);
         }
-        let code = Rules::parse(name).ok()?.encode();
-        self.variants.values().find(|s| s.rules.encode() == code)
+        let v = Variant::parse(name).ok()?;
+        let counted = name.split(',').any(|item| {
+            item.split_once('=')
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case("count"))
+        });
+        let code = v.rules.encode();
+        self.variants
+            .values()
+            .find(|s| s.rules.encode() == code && (!counted || *s.tb.count_profile() == v.count))
     }
 }
 
@@ -324,9 +335,29 @@ struct FenQuery {
     fen: Option<String>,
     /// `numeric` or `algebraic` (default: the variant's players' notation).
     notation: Option<String>,
+    /// Plies since the count rule's counter was last reset ([`api::counter_param`]).
+    counter: Option<String>,
 }
 
-type Handler = fn(&Served, &str, dtb_probe::fen::Notation) -> Result<Value, ApiError>;
+type Handler = fn(&Served, &str, dtb_probe::fen::Notation, Option<u16>) -> Result<Value, ApiError>;
+
+/// The mainline is the game-theoretic best line (DTW): a counter there is refused rather
+/// than ignored.
+fn mainline_at(
+    s: &Served,
+    fen: &str,
+    notation: dtb_probe::fen::Notation,
+    counter: Option<u16>,
+) -> Result<Value, ApiError> {
+    if counter.is_some() {
+        return Err(ApiError::BadRequest(
+            "counter= is for /api/v1/{variant}?fen= (values under the count rule); the \
+             mainline is the game-theoretic best line and takes no counter"
+                .to_string(),
+        ));
+    }
+    api::mainline(s, fen, notation)
+}
 
 async fn position(
     State(app): State<Arc<App>>,
@@ -341,7 +372,7 @@ async fn mainline(
     Path(variant): Path<String>,
     query: Result<Query<FenQuery>, QueryRejection>,
 ) -> Response {
-    answer(app, variant, query, api::mainline).await
+    answer(app, variant, query, mainline_at).await
 }
 
 #[derive(Deserialize)]
@@ -422,7 +453,7 @@ async fn analyze(
 }
 
 fn unknown_variant(app: &App, variant: &str) -> Response {
-    let known: Vec<&str> = app.variants.keys().copied().collect();
+    let known: Vec<String> = app.variants.values().map(|s| s.spec()).collect();
     error_response(
         StatusCode::NOT_FOUND,
         &format!(
@@ -442,11 +473,12 @@ async fn answer(
     let Some(served) = app.find(&variant).cloned() else {
         return unknown_variant(&app, &variant);
     };
-    let (fen, notation) = match &query {
+    let (fen, notation, counter) = match &query {
         Ok(Query(q)) => match api::fen_param(q.fen.as_deref()).and_then(|f| {
             Ok((
                 f.to_string(),
                 api::notation_param(&served.rules, q.notation.as_deref())?,
+                api::counter_param(q.counter.as_deref())?,
             ))
         }) {
             Ok(v) => v,
@@ -462,7 +494,7 @@ async fn answer(
     let what = format!("{variant} {fen}");
     let result = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        f(&served, &fen, notation)
+        f(&served, &fen, notation, counter)
     })
     .await;
     match result {
@@ -478,6 +510,7 @@ async fn answer(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dtb_probe::Rules;
 
     #[test]
     fn variants_are_found_as_the_command_line_names_them() {
@@ -494,5 +527,24 @@ mod tests {
         assert_eq!(name("english,blocked=draw"), None);
         assert_eq!(name("international"), None);
         assert_eq!(name(""), None);
+        // The preset's count profile is served unless --variant said otherwise: `count=`
+        // in a URL names it, or another one, which is not served.
+        assert_eq!(name("english,count=80"), Some("english"));
+        assert_eq!(name("english,count=20"), None);
+        let mut counted = Tablebase::new(Rules::ENGLISH);
+        counted.set_count_profile(Variant::parse("english,count=20").unwrap().count);
+        let app = super::app(vec![counted], 1).unwrap();
+        let name = |v: &str| app.find(v).map(|s| s.spec());
+        assert_eq!(name("english"), Some("english,count=20".to_string()));
+        assert_eq!(
+            name("english,count=20"),
+            Some("english,count=20".to_string())
+        );
+        assert_eq!(
+            name("english,blocked=loss"),
+            Some("english,count=20".to_string())
+        );
+        assert_eq!(name("english,count=80"), None);
+        assert_eq!(name("english,count=x"), None);
     }
 }
