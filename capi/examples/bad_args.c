@@ -37,6 +37,8 @@ int main(int argc, char **argv) {
     dtb_move moves[4];
     size_t count = 99;
     dtb_stats stats;
+    dtb_dtc dv;
+    dtb_dtc_move dmoves[4];
 
     /* Opening. */
     CHECK("open_null_dir", DTB_ERR_NULL, dtb_open(NULL, "english", 0, &tb));
@@ -50,6 +52,8 @@ int main(int argc, char **argv) {
     CHECK("open_dir_is_a_file", DTB_ERR_DIRECTORY, dtb_open("/etc/passwd", "english", 0, &tb));
     CHECK("open_dir_without_tables", DTB_ERR_DIRECTORY, dtb_open(empty, "english", 0, &tb));
     CHECK("open_other_variant", DTB_ERR_DIRECTORY, dtb_open(good, "international", 0, &tb));
+    CHECK("open_count_zero", DTB_ERR_VARIANT, dtb_open(good, "english,count=0", 0, &tb));
+    CHECK("open_count_unknown_regime", DTB_ERR_VARIANT, dtb_open(good, "english,count=five:10", 0, &tb));
     dtb_close(NULL);
 
     CHECK("open_good", DTB_OK, dtb_open(good, "english", 1u << 20, &tb));
@@ -109,6 +113,19 @@ int main(int argc, char **argv) {
     CHECK("moves_bitboard_null_pos", DTB_ERR_NULL, dtb_moves(tb, NULL, moves, 4, &count));
     CHECK("from_fen_null_out", DTB_ERR_NULL, dtb_position_from_fen(tb, "W:WK32:BK26", NULL));
     CHECK("from_fen_bad", DTB_ERR_FEN, dtb_position_from_fen(tb, "X:WK32:BK26", &pos));
+
+    /* Values under the count rule: the good directory has no DTC tables. */
+    CHECK("dtc_null_tb", DTB_ERR_NULL, dtb_probe_dtc_fen(NULL, "W:WK32:BK26", 0, &dv));
+    CHECK("dtc_null_fen", DTB_ERR_NULL, dtb_probe_dtc_fen(tb, NULL, 0, &dv));
+    CHECK("dtc_null_out", DTB_ERR_NULL, dtb_probe_dtc_fen(tb, "W:WK32:BK26", 0, NULL));
+    CHECK("dtc_fen_not_utf8", DTB_ERR_UTF8, dtb_probe_dtc_fen(tb, "W:WK32:BK\xff", 0, &dv));
+    CHECK("dtc_bad_fen", DTB_ERR_FEN, dtb_probe_dtc_fen(tb, "hello", 0, &dv));
+    CHECK("dtc_negative_counter", DTB_ERR_COUNTER, dtb_probe_dtc_fen(tb, "W:WK32:BK26", -1, &dv));
+    CHECK("dtc_missing_table", DTB_ERR_MISSING_TABLE, dtb_probe_dtc_fen(tb, "W:WK32:BK26", 0, &dv));
+    CHECK("dtc_bitboard_null_pos", DTB_ERR_NULL, dtb_probe_dtc(tb, NULL, 0, &dv));
+    CHECK("dtc_moves_null_count", DTB_ERR_NULL, dtb_moves_dtc_fen(tb, "W:WK32:BK26", 0, dmoves, 4, NULL));
+    CHECK("dtc_moves_null_fen", DTB_ERR_NULL, dtb_moves_dtc_fen(tb, NULL, 0, dmoves, 4, &count));
+    CHECK("dtc_moves_missing_table", DTB_ERR_MISSING_TABLE, dtb_moves_dtc_fen(tb, "W:WK32:BK26", 0, dmoves, 4, &count));
 
     /* The rest. */
     CHECK("verify_null", DTB_ERR_NULL, dtb_verify(NULL));

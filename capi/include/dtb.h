@@ -56,7 +56,8 @@
 #define DTB_ERR_MISSING_TABLE 8
 
 /*
- A table file could not be read, is corrupt, or holds another variant's or slice's values.
+ A table file could not be read, is corrupt, or holds another variant's or slice's values
+ (or DTC values of another count profile than the one opened: `count=` in [`dtb_open`]).
  */
 #define DTB_ERR_TABLE 9
 
@@ -88,6 +89,12 @@
 #define DTB_NOT_CACHED 14
 
 /*
+ A DTC probe's counter is negative, or at or over the limit of the position's count regime
+ (the game is then already drawn by the count rule).
+ */
+#define DTB_ERR_COUNTER 15
+
+/*
  `dtb_value.wld` of a win for the side to move.
  */
 #define DTB_WIN 1
@@ -101,6 +108,37 @@
  `dtb_value.wld` of a loss for the side to move.
  */
 #define DTB_LOSS -1
+
+/*
+ `dtb_dtc.category` of a win under the count rule (the numbers are Syzygy's WDL: 2 win, 1
+ cursed win, 0 draw, -1 blessed loss, -2 loss).
+ */
+#define DTB_CATEGORY_WIN 2
+
+/*
+ `dtb_dtc.category` of a cursed win: won game-theoretically, drawn by the count rule.
+ */
+#define DTB_CATEGORY_CURSED_WIN 1
+
+/*
+ `dtb_dtc.category` of a draw.
+ */
+#define DTB_CATEGORY_DRAW 0
+
+/*
+ `dtb_dtc.category` of a blessed loss: lost game-theoretically, drawn by the count rule.
+ */
+#define DTB_CATEGORY_BLESSED_LOSS -1
+
+/*
+ `dtb_dtc.category` of a loss under the count rule.
+ */
+#define DTB_CATEGORY_LOSS -2
+
+/*
+ `dtb_dtc.plies` of a draw, and `dtb_dtc.limit` where no count rule applies.
+ */
+#define DTB_NONE -1
 
 /*
  `dtb_position.side_to_move` of White.
@@ -202,6 +240,60 @@ typedef struct {
 } dtb_move;
 
 /*
+ A position's value under the count profile the tablebase was opened with
+ ([`dtb_probe_dtc_fen`], [`dtb_probe_dtc`]): for the side to move, when `counter` plies have
+ passed since the counter was last reset (by a capture or a man move, as the profile says).
+ */
+typedef struct {
+  /*
+   The value at counter 0: [`DTB_CATEGORY_WIN`] (2), [`DTB_CATEGORY_CURSED_WIN`] (1),
+   [`DTB_CATEGORY_DRAW`] (0), [`DTB_CATEGORY_BLESSED_LOSS`] (-1) or [`DTB_CATEGORY_LOSS`]
+   (-2).
+   */
+  int category;
+  /*
+   The result at `counter` under the rule: [`DTB_WIN`] (1), [`DTB_DRAW`] (0) or
+   [`DTB_LOSS`] (-1); a win (loss) only if `plies` is at most `limit - counter`.
+   */
+  int result;
+  /*
+   Plies to the next move that resets the counter into a position the same side still
+   wins (loses) under the rule, or to the end of the game, winner fastest, loser slowest
+   (over `limit` for a cursed win or a blessed loss); [`DTB_NONE`] (-1) for a draw.
+   */
+  int plies;
+  /*
+   The counter the value is at.
+   */
+  int counter;
+  /*
+   The limit in plies of the position's count regime; [`DTB_NONE`] (-1) where no count
+   rule applies.
+   */
+  int limit;
+} dtb_dtc;
+
+/*
+ One legal move with the DTC value of the position after it ([`dtb_moves_dtc_fen`]).
+ */
+typedef struct {
+  /*
+   PDN move text, NUL-terminated, as in [`dtb_move`].
+   */
+  char pdn[DTB_MOVE_TEXT];
+  /*
+   The value of the position after the move for **its** side to move (the mover's
+   opponent) at its counter: 0 after a move that resets the counter, else one more.
+   */
+  dtb_dtc after;
+  /*
+   1 if the move resets the counter (a capture or a man move, or a change of count
+   regime, as the profile says), else 0.
+   */
+  int zeroing;
+} dtb_dtc_move;
+
+/*
  What the block cache has done (since open) and holds ([`dtb_cache_stats`] fills it).
  */
 typedef struct {
@@ -238,7 +330,9 @@ extern "C" {
 
 /*
  Open the tables of `variant` (a preset name: `english`, `international`, ... as
- `dtb variants` lists them; case-insensitive) in directory `dir`, with a block cache of
+ `dtb variants` lists them; case-insensitive; with `FIELD=VALUE` overrides and `count=`
+ as `dtb --variant` takes them: `english,count=20` sets the count profile that DTC probes
+ answer under, [`dtb_probe_dtc_fen`]) in directory `dir`, with a block cache of
  about `cache_bytes` of decompressed data (0: no cache, every probe decompresses; 64 MiB is
  a good default). Files are listed now and each opened (memory-mapped) on first use.
  On success `*out` is the handle, to be given back to [`dtb_close`].
@@ -371,6 +465,50 @@ int dtb_moves_fen(const dtb_tablebase *tb, const char *fen, dtb_move *moves, siz
  As [`dtb_moves_fen`], with `pos` NULL or valid.
  */
 int dtb_moves(const dtb_tablebase *tb, const dtb_position *pos, dtb_move *moves, size_t cap, size_t *count);
+
+/*
+ The value of the position in PDN FEN `fen` under the count profile the tablebase was
+ opened with (the variant's, or `count=` in [`dtb_open`]'s variant), `counter` plies after
+ the counter was last reset: category at counter 0, result at `counter`, distance to
+ conversion ([`dtb_dtc`]). Needs DTC tables built under that profile (`dtb gen --values
+ dtc --variant english,count=20`).
+
+ Errors: as [`dtb_probe_fen`]; [`DTB_ERR_COUNTER`] for a negative counter or one at or over
+ the limit of the position's count regime; [`DTB_ERR_MISSING_TABLE`] without DTC tables;
+ [`DTB_ERR_TABLE`] for DTC tables of another count profile.
+
+ # Safety
+ `tb` is NULL or an open handle; `fen` NULL or a NUL-terminated string; `out` NULL or
+ writable.
+ */
+int dtb_probe_dtc_fen(const dtb_tablebase *tb, const char *fen, int counter, dtb_dtc *out);
+
+/*
+ [`dtb_probe_dtc_fen`] of a position given as bitboards ([`dtb_position`]).
+
+ # Safety
+ `tb` is NULL or an open handle; `pos` NULL or valid; `out` NULL or writable.
+ */
+int dtb_probe_dtc(const dtb_tablebase *tb, const dtb_position *pos, int counter, dtb_dtc *out);
+
+/*
+ Every legal move of the FEN position at `counter`, best first for the mover under the
+ count rule (moves that win at this counter fastest first, then cursed wins, draws,
+ blessed losses, losses slowest first), each with the DTC value of the position after it
+ and whether it resets the counter. `cap`, `moves` and `*count` as in [`dtb_moves_fen`].
+
+ Errors: as [`dtb_probe_dtc_fen`]; [`DTB_ERR_BUFFER`] when `cap < *count`.
+
+ # Safety
+ `tb` is NULL or an open handle; `fen` NULL or a NUL-terminated string; `moves` NULL or
+ `cap` writable elements; `count` NULL or writable.
+ */
+int dtb_moves_dtc_fen(const dtb_tablebase *tb,
+                      const char *fen,
+                      int counter,
+                      dtb_dtc_move *moves,
+                      size_t cap,
+                      size_t *count);
 
 /*
  Check every table file of the directory: header, block table, the payload checksum and

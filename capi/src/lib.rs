@@ -14,6 +14,12 @@
 //! char best[DTB_MOVE_TEXT];
 //! dtb_best_move_fen(tb, "W:WK32:BK26", best, sizeof best);   /* "32-27" */
 //! dtb_close(tb);
+//!
+//! /* Under a count rule: DTC tables built with `dtb gen --values dtc --variant english,count=20` */
+//! dtb_open("tables", "english,count=20", 64u << 20, &tb);
+//! dtb_dtc d;
+//! dtb_probe_dtc_fen(tb, "W:WK1,K19:BK27", 0, &d);
+//! /* d.category == DTB_CATEGORY_CURSED_WIN, d.result == DTB_DRAW, d.plies 21, d.limit 20 */
 //! ```
 //!
 //! Every function returning `int` returns a status: [`DTB_OK`] (0) on success, otherwise one
@@ -34,7 +40,9 @@ use std::path::PathBuf;
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::rules::Numbering;
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting, Move};
-use dtb_probe::{fen, Color, Dtw, Position, ProbeError, Rules, Tablebase, Wld};
+use dtb_probe::{
+    fen, Category, Color, Dtc, Dtw, Position, ProbeError, Rules, Tablebase, Variant, Wld,
+};
 
 /// Success.
 pub const DTB_OK: c_int = 0;
@@ -58,7 +66,8 @@ pub const DTB_ERR_GAME_OVER: c_int = 7;
 /// A table the probe needs is not in the directory (more pieces than were built, or a DTW
 /// table of a WLD-only build for a best move or move list).
 pub const DTB_ERR_MISSING_TABLE: c_int = 8;
-/// A table file could not be read, is corrupt, or holds another variant's or slice's values.
+/// A table file could not be read, is corrupt, or holds another variant's or slice's values
+/// (or DTC values of another count profile than the one opened: `count=` in [`dtb_open`]).
 pub const DTB_ERR_TABLE: c_int = 9;
 /// A buffer or array given is too short (the message says how long it must be).
 pub const DTB_ERR_BUFFER: c_int = 10;
@@ -72,6 +81,9 @@ pub const DTB_ERR_INTERNAL: c_int = 13;
 /// A cache-only probe ([`DTB_PROBE_CACHE_ONLY`]) needed a block not in memory: no value, and
 /// nothing was read from disk. Not an error: [`dtb_last_error`] is not changed.
 pub const DTB_NOT_CACHED: c_int = 14;
+/// A DTC probe's counter is negative, or at or over the limit of the position's count regime
+/// (the game is then already drawn by the count rule).
+pub const DTB_ERR_COUNTER: c_int = 15;
 
 /// `dtb_value.wld` of a win for the side to move.
 pub const DTB_WIN: c_int = 1;
@@ -79,6 +91,20 @@ pub const DTB_WIN: c_int = 1;
 pub const DTB_DRAW: c_int = 0;
 /// `dtb_value.wld` of a loss for the side to move.
 pub const DTB_LOSS: c_int = -1;
+
+/// `dtb_dtc.category` of a win under the count rule (the numbers are Syzygy's WDL: 2 win, 1
+/// cursed win, 0 draw, -1 blessed loss, -2 loss).
+pub const DTB_CATEGORY_WIN: c_int = 2;
+/// `dtb_dtc.category` of a cursed win: won game-theoretically, drawn by the count rule.
+pub const DTB_CATEGORY_CURSED_WIN: c_int = 1;
+/// `dtb_dtc.category` of a draw.
+pub const DTB_CATEGORY_DRAW: c_int = 0;
+/// `dtb_dtc.category` of a blessed loss: lost game-theoretically, drawn by the count rule.
+pub const DTB_CATEGORY_BLESSED_LOSS: c_int = -1;
+/// `dtb_dtc.category` of a loss under the count rule.
+pub const DTB_CATEGORY_LOSS: c_int = -2;
+/// `dtb_dtc.plies` of a draw, and `dtb_dtc.limit` where no count rule applies.
+pub const DTB_NONE: c_int = -1;
 
 /// `dtb_position.side_to_move` of White.
 pub const DTB_WHITE: c_int = 0;
@@ -146,6 +172,44 @@ pub struct dtb_move {
     /// The value of the move for the side making it: the value after it reversed, one ply
     /// longer (`wld` 1 = this move wins).
     pub value: dtb_value,
+}
+
+/// A position's value under the count profile the tablebase was opened with
+/// ([`dtb_probe_dtc_fen`], [`dtb_probe_dtc`]): for the side to move, when `counter` plies have
+/// passed since the counter was last reset (by a capture or a man move, as the profile says).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct dtb_dtc {
+    /// The value at counter 0: [`DTB_CATEGORY_WIN`] (2), [`DTB_CATEGORY_CURSED_WIN`] (1),
+    /// [`DTB_CATEGORY_DRAW`] (0), [`DTB_CATEGORY_BLESSED_LOSS`] (-1) or [`DTB_CATEGORY_LOSS`]
+    /// (-2).
+    pub category: c_int,
+    /// The result at `counter` under the rule: [`DTB_WIN`] (1), [`DTB_DRAW`] (0) or
+    /// [`DTB_LOSS`] (-1); a win (loss) only if `plies` is at most `limit - counter`.
+    pub result: c_int,
+    /// Plies to the next move that resets the counter into a position the same side still
+    /// wins (loses) under the rule, or to the end of the game, winner fastest, loser slowest
+    /// (over `limit` for a cursed win or a blessed loss); [`DTB_NONE`] (-1) for a draw.
+    pub plies: c_int,
+    /// The counter the value is at.
+    pub counter: c_int,
+    /// The limit in plies of the position's count regime; [`DTB_NONE`] (-1) where no count
+    /// rule applies.
+    pub limit: c_int,
+}
+
+/// One legal move with the DTC value of the position after it ([`dtb_moves_dtc_fen`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct dtb_dtc_move {
+    /// PDN move text, NUL-terminated, as in [`dtb_move`].
+    pub pdn: [c_char; DTB_MOVE_TEXT],
+    /// The value of the position after the move for **its** side to move (the mover's
+    /// opponent) at its counter: 0 after a move that resets the counter, else one more.
+    pub after: dtb_dtc,
+    /// 1 if the move resets the counter (a capture or a man move, or a change of count
+    /// regime, as the profile says), else 0.
+    pub zeroing: c_int,
 }
 
 /// What the block cache has done (since open) and holds ([`dtb_cache_stats`] fills it).
@@ -218,6 +282,7 @@ fn probe_failure(e: ProbeError) -> Failure {
         ProbeError::Table(_) | ProbeError::Mismatch { .. } => DTB_ERR_TABLE,
         ProbeError::Directory { .. } => DTB_ERR_DIRECTORY,
         ProbeError::CapturePosition => DTB_ERR_CAPTURE_POSITION,
+        ProbeError::CounterOutOfRange { .. } => DTB_ERR_COUNTER,
         // Every position the C ABI probes is made under the tablebase's own rules (its FEN
         // and bitboards are read with them), so a position of other rules cannot reach a
         // probe; were one to, it is a variant error.
@@ -449,17 +514,10 @@ fn write_moves(
     let mut all = Vec::new();
     legal_moves(tb.rules(), pos, Counting::Unique, &mut all);
     for (i, r) in ranked.iter().enumerate() {
-        let text = pdn_in_for(tb.rules(), &r.mv, &all);
-        let mut out = dtb_move {
-            pdn: [0; DTB_MOVE_TEXT],
+        let out = dtb_move {
+            pdn: pdn_text(&pdn_in_for(tb.rules(), &r.mv, &all))?,
             value: value_of(r.for_mover()),
         };
-        if text.len() >= DTB_MOVE_TEXT {
-            return fail(DTB_ERR_INTERNAL, format!("move text {text:?} is too long"));
-        }
-        for (d, s) in out.pdn.iter_mut().zip(text.bytes()) {
-            *d = s as c_char;
-        }
         // SAFETY: `moves` is non-NULL and the caller promises `cap >= ranked.len() > i`
         // writable elements.
         unsafe { moves.add(i).write(out) };
@@ -468,7 +526,9 @@ fn write_moves(
 }
 
 /// Open the tables of `variant` (a preset name: `english`, `international`, ... as
-/// `dtb variants` lists them; case-insensitive) in directory `dir`, with a block cache of
+/// `dtb variants` lists them; case-insensitive; with `FIELD=VALUE` overrides and `count=`
+/// as `dtb --variant` takes them: `english,count=20` sets the count profile that DTC probes
+/// answer under, [`dtb_probe_dtc_fen`]) in directory `dir`, with a block cache of
 /// about `cache_bytes` of decompressed data (0: no cache, every probe decompresses; 64 MiB is
 /// a good default). Files are listed now and each opened (memory-mapped) on first use.
 /// On success `*out` is the handle, to be given back to [`dtb_close`].
@@ -494,13 +554,15 @@ pub unsafe extern "C" fn dtb_open(
         let dir = unsafe { c_str(dir, "dir") }?;
         // SAFETY: as above.
         let variant = unsafe { c_text(variant, "variant") }?;
-        // A preset's name, or a preset with FIELD=VALUE overrides (as `dtb --variant`).
-        let rules = Rules::parse(variant).map_err(|e| {
+        // A preset's name, or a preset with FIELD=VALUE overrides and count= (as `dtb
+        // --variant`).
+        let parsed = Variant::parse(variant).map_err(|e| {
             Failure(
                 DTB_ERR_VARIANT,
                 format!("variant {}: {e}", dtb_probe::quote(variant)),
             )
         })?;
+        let rules = parsed.rules;
         let dir = path_of(dir);
         if !dir.is_dir() {
             return fail(
@@ -517,6 +579,7 @@ pub unsafe extern "C" fn dtb_open(
             );
         }
         let mut tb = Tablebase::with_cache_bytes(rules, cache_bytes);
+        tb.set_count_profile(parsed.count);
         tb.add_directory(&dir).map_err(probe_failure)?;
         if tb.max_pieces() == 0 {
             return fail(
@@ -905,6 +968,177 @@ pub unsafe extern "C" fn dtb_moves(
     })
 }
 
+fn category_code(c: Category) -> c_int {
+    match c {
+        Category::Win => DTB_CATEGORY_WIN,
+        Category::CursedWin => DTB_CATEGORY_CURSED_WIN,
+        Category::Draw => DTB_CATEGORY_DRAW,
+        Category::BlessedLoss => DTB_CATEGORY_BLESSED_LOSS,
+        Category::Loss => DTB_CATEGORY_LOSS,
+    }
+}
+
+fn dtc_of(d: &Dtc) -> dtb_dtc {
+    dtb_dtc {
+        category: category_code(d.category),
+        result: wld_code(d.result),
+        plies: d.plies.map_or(DTB_NONE, c_int::from),
+        counter: c_int::from(d.counter),
+        limit: d.limit.map_or(DTB_NONE, c_int::from),
+    }
+}
+
+/// A counter from C: 0 to 65535 (the probe then checks it against the position's limit).
+fn counter_of(counter: c_int) -> Res<u16> {
+    u16::try_from(counter).map_err(|_| {
+        Failure(
+            DTB_ERR_COUNTER,
+            if counter < 0 {
+                format!("counter is {counter}: plies since the last capture or man move, 0 or more")
+            } else {
+                format!("counter {counter} is over every count limit (at most 65535 plies)")
+            },
+        )
+    })
+}
+
+fn probe_dtc_into(tb: &Tablebase, pos: &Position, counter: c_int, out: &mut dtb_dtc) -> Res<c_int> {
+    let d = tb
+        .probe_dtc(pos, counter_of(counter)?)
+        .map_err(probe_failure)?;
+    *out = dtc_of(&d);
+    Ok(DTB_OK)
+}
+
+/// The value of the position in PDN FEN `fen` under the count profile the tablebase was
+/// opened with (the variant's, or `count=` in [`dtb_open`]'s variant), `counter` plies after
+/// the counter was last reset: category at counter 0, result at `counter`, distance to
+/// conversion ([`dtb_dtc`]). Needs DTC tables built under that profile (`dtb gen --values
+/// dtc --variant english,count=20`).
+///
+/// Errors: as [`dtb_probe_fen`]; [`DTB_ERR_COUNTER`] for a negative counter or one at or over
+/// the limit of the position's count regime; [`DTB_ERR_MISSING_TABLE`] without DTC tables;
+/// [`DTB_ERR_TABLE`] for DTC tables of another count profile.
+///
+/// # Safety
+/// `tb` is NULL or an open handle; `fen` NULL or a NUL-terminated string; `out` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_dtc_fen(
+    tb: *const dtb_tablebase,
+    fen: *const c_char,
+    counter: c_int,
+    out: *mut dtb_dtc,
+) -> c_int {
+    guard("dtb_probe_dtc_fen", || {
+        // SAFETY: NULL is checked; otherwise the caller promises an open handle.
+        let tb = &unsafe { c_ref(tb, "tb") }?.tb;
+        // SAFETY: the caller promises a NUL-terminated string or NULL.
+        let text = unsafe { c_text(fen, "fen") }?;
+        // SAFETY: NULL is checked; otherwise the caller promises a writable value.
+        let out = unsafe { c_out(out, "out") }?;
+        let pos = parse_fen(tb, text)?;
+        probe_dtc_into(tb, &pos, counter, out)
+    })
+}
+
+/// [`dtb_probe_dtc_fen`] of a position given as bitboards ([`dtb_position`]).
+///
+/// # Safety
+/// `tb` is NULL or an open handle; `pos` NULL or valid; `out` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_probe_dtc(
+    tb: *const dtb_tablebase,
+    pos: *const dtb_position,
+    counter: c_int,
+    out: *mut dtb_dtc,
+) -> c_int {
+    guard("dtb_probe_dtc", || {
+        // SAFETY: NULL is checked; otherwise the caller promises an open handle.
+        let tb = &unsafe { c_ref(tb, "tb") }?.tb;
+        // SAFETY: NULL is checked; otherwise the caller promises a valid position.
+        let p = unsafe { c_ref(pos, "pos") }?;
+        // SAFETY: NULL is checked; otherwise the caller promises a writable value.
+        let out = unsafe { c_out(out, "out") }?;
+        let pos = position_of(tb, p)?;
+        probe_dtc_into(tb, &pos, counter, out)
+    })
+}
+
+/// Every legal move of the FEN position at `counter`, best first for the mover under the
+/// count rule (moves that win at this counter fastest first, then cursed wins, draws,
+/// blessed losses, losses slowest first), each with the DTC value of the position after it
+/// and whether it resets the counter. `cap`, `moves` and `*count` as in [`dtb_moves_fen`].
+///
+/// Errors: as [`dtb_probe_dtc_fen`]; [`DTB_ERR_BUFFER`] when `cap < *count`.
+///
+/// # Safety
+/// `tb` is NULL or an open handle; `fen` NULL or a NUL-terminated string; `moves` NULL or
+/// `cap` writable elements; `count` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn dtb_moves_dtc_fen(
+    tb: *const dtb_tablebase,
+    fen: *const c_char,
+    counter: c_int,
+    moves: *mut dtb_dtc_move,
+    cap: usize,
+    count: *mut usize,
+) -> c_int {
+    guard("dtb_moves_dtc_fen", || {
+        // SAFETY: NULL is checked; otherwise the caller promises an open handle.
+        let tb = &unsafe { c_ref(tb, "tb") }?.tb;
+        // SAFETY: the caller promises a NUL-terminated string or NULL.
+        let text = unsafe { c_text(fen, "fen") }?;
+        // SAFETY: NULL is checked; otherwise the caller promises a writable size_t.
+        let count = unsafe { c_out(count, "count") }?;
+        let pos = parse_fen(tb, text)?;
+        let ranked = tb
+            .probe_moves_dtc(&pos, counter_of(counter)?)
+            .map_err(probe_failure)?;
+        *count = ranked.len();
+        if ranked.len() > cap {
+            return fail(
+                DTB_ERR_BUFFER,
+                format!(
+                    "the position has {} legal moves, the array holds {cap} (count says how many)",
+                    ranked.len()
+                ),
+            );
+        }
+        if ranked.is_empty() {
+            return Ok(DTB_OK);
+        }
+        if moves.is_null() {
+            return fail(DTB_ERR_NULL, "moves is NULL");
+        }
+        let mut all = Vec::new();
+        legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
+        for (i, r) in ranked.iter().enumerate() {
+            let out = dtb_dtc_move {
+                pdn: pdn_text(&pdn_in_for(tb.rules(), &r.mv, &all))?,
+                after: dtc_of(&r.after),
+                zeroing: c_int::from(r.zeroing),
+            };
+            // SAFETY: `moves` is non-NULL and the caller promises `cap >= ranked.len() > i`
+            // writable elements.
+            unsafe { moves.add(i).write(out) };
+        }
+        Ok(DTB_OK)
+    })
+}
+
+/// A move's PDN text as the NUL-terminated array of [`dtb_move`] and [`dtb_dtc_move`].
+fn pdn_text(text: &str) -> Res<[c_char; DTB_MOVE_TEXT]> {
+    if text.len() >= DTB_MOVE_TEXT {
+        return fail(DTB_ERR_INTERNAL, format!("move text {text:?} is too long"));
+    }
+    let mut pdn = [0; DTB_MOVE_TEXT];
+    for (d, s) in pdn.iter_mut().zip(text.bytes()) {
+        *d = s as c_char;
+    }
+    Ok(pdn)
+}
+
 /// Check every table file of the directory: header, block table, the payload checksum and
 /// every block's checksum, length and codes (reads every byte; does not check values against
 /// the rules: that is `dtb verify`).
@@ -918,7 +1152,7 @@ pub unsafe extern "C" fn dtb_verify(tb: *const dtb_tablebase) -> c_int {
     guard("dtb_verify", || {
         // SAFETY: NULL is checked; otherwise the caller promises an open handle.
         let tb = &unsafe { c_ref(tb, "tb") }?.tb;
-        for kind in [ValueKind::Wld, ValueKind::Dtw] {
+        for kind in [ValueKind::Wld, ValueKind::Dtw, ValueKind::Dtc] {
             for m in tb.materials(kind) {
                 let t = tb.table(m, kind).map_err(probe_failure)?;
                 t.verify_payload()
@@ -997,6 +1231,7 @@ pub extern "C" fn dtb_status_name(status: c_int) -> *const c_char {
         DTB_ERR_ARGUMENT => c"DTB_ERR_ARGUMENT",
         DTB_ERR_INTERNAL => c"DTB_ERR_INTERNAL",
         DTB_NOT_CACHED => c"DTB_NOT_CACHED",
+        DTB_ERR_COUNTER => c"DTB_ERR_COUNTER",
         _ => c"unknown status",
     };
     s.as_ptr()

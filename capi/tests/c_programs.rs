@@ -6,7 +6,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{compile, tables};
+use common::{compile, dtc_tables, tables};
 use dtb_probe::movegen::{legal_moves, pdn_in_for, Counting};
 use dtb_probe::{fen, Rules, Tablebase, Wld};
 
@@ -217,6 +217,9 @@ fn c_entry_points_answer_bad_arguments_with_a_status_and_a_message() {
         ("bitboard_off_board", "bit 40"),
         ("corrupt_truncated_wld", "english-0101.wld"),
         ("corrupt_verify", "english-0101"),
+        ("open_count_zero", "count limit 0"),
+        ("dtc_negative_counter", "counter is -1"),
+        ("dtc_missing_table", "no dtc table"),
     ] {
         assert!(line(case).contains(words), "{case}: {}", line(case));
     }
@@ -363,4 +366,100 @@ fn errors_hint_a_working_command_and_never_echo_unbounded_input() {
     assert!(last_error().len() < 600, "{:.300}", last_error());
     // SAFETY: the handle from dtb_open, closed once.
     unsafe { dtb::dtb_close(tb) };
+}
+
+/// `probe_dtc DIR VARIANT FEN COUNTER` run to its end: its standard output.
+fn probe_dtc(exe: &std::path::Path, variant: &str, f: &str, counter: &str) -> String {
+    let out = Command::new(exe)
+        .arg(dtc_tables())
+        .args([variant, f, counter])
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The C program of values under a count rule (README's): a cursed win, a win the counter
+/// turns into a draw, each move under the rule as the Rust API gives it; a counter at the
+/// limit or negative is `DTB_ERR_COUNTER`, DTC tables opened under another profile
+/// `DTB_ERR_TABLE`, a bad `count=` `DTB_ERR_VARIANT`.
+#[test]
+fn c_program_probes_under_a_count_rule_and_agrees_with_rust() {
+    let exe = compile("probe_dtc.c", "dtb-probe-dtc-c");
+    let variant = dtb_probe::Variant::parse("english,count=20").unwrap();
+    let tb = Tablebase::open_variant(dtc_tables(), &variant).unwrap();
+    let counted = "english,count=20";
+    let out = probe_dtc(&exe, counted, "W:WK1,K19:BK27", "0");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0], "cursed-win: dtc 21, limit 20; at counter 0: draw",
+        "{out}"
+    );
+    assert_eq!(
+        lines[1], "1-6 zeroing 0 after: loss dtc 20 counter 1: draw",
+        "{out}"
+    );
+    for (f, c) in [
+        ("W:WK1,K19:BK27", 0),
+        ("W:WK2,K6:BK1", 1),
+        ("W:WK2,K6:BK1", 2),
+        ("B:W22,K1:B18,K3", 5),
+    ] {
+        let out = probe_dtc(&exe, counted, f, &c.to_string());
+        let pos = fen::parse(f, tb.rules()).unwrap();
+        let d = tb.probe_dtc(&pos, c).unwrap();
+        let first = out.lines().next().unwrap();
+        let want = format!(
+            "{}: dtc {}, limit 20; at counter {c}: {}",
+            d.category,
+            d.plies.map_or(-1, i32::from),
+            d.result
+        );
+        assert_eq!(first, want, "{f} at {c}");
+        let ranked = tb.probe_moves_dtc(&pos, c).unwrap();
+        let mut all = Vec::new();
+        legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
+        for (line, r) in out.lines().skip(1).zip(&ranked) {
+            let a = &r.after;
+            let want = format!(
+                "{} zeroing {} after: {} dtc {} counter {}: {}",
+                pdn_in_for(tb.rules(), &r.mv, &all),
+                u8::from(r.zeroing),
+                a.category,
+                a.plies.map_or(-1, i32::from),
+                a.counter,
+                a.result
+            );
+            assert_eq!(line, want, "{f} at {c}");
+        }
+        assert_eq!(out.lines().count(), ranked.len() + 1, "{out}");
+    }
+    let out = probe_dtc(&exe, counted, "W:WK2,K6:BK1", "3");
+    assert!(
+        out.starts_with("cursed-win") || out.contains("at counter 3: draw"),
+        "{out}"
+    );
+    for (variant, counter, words) in [
+        (counted, "20", "error DTB_ERR_COUNTER dtb_probe_dtc_fen: counter 20 is at or over the limit of 20 plies"),
+        (counted, "-1", "error DTB_ERR_COUNTER dtb_probe_dtc_fen: counter is -1"),
+        (counted, "70000", "error DTB_ERR_COUNTER dtb_probe_dtc_fen: counter 70000 is over every count limit"),
+        ("english", "0", "error DTB_ERR_TABLE dtb_probe_dtc_fen: "),
+        ("english,count=0", "0", "error DTB_ERR_VARIANT dtb_open: variant \"english,count=0\": count limit 0"),
+        ("english,count=ten", "0", "error DTB_ERR_VARIANT"),
+    ] {
+        let out = probe_dtc(&exe, variant, "W:WK2,K6:BK1", counter);
+        assert!(out.starts_with(words), "{variant} {counter}: {out}");
+    }
+    let out = probe_dtc(&exe, "english", "W:WK2,K6:BK1", "0");
+    assert!(out.contains("another count profile (general:20)"), "{out}");
+    // Tables without DTC values: a missing table, named.
+    let out = Command::new(&exe)
+        .arg(tables())
+        .args(["english", "W:WK2,K6:BK1", "0"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.starts_with("error DTB_ERR_MISSING_TABLE") && out.contains("no dtc table"),
+        "{out}"
+    );
 }

@@ -33,6 +33,8 @@ fn header_is_current() {
         "int dtb_probe_fen(const dtb_tablebase *tb, const char *fen, dtb_value *out);",
         "int dtb_best_move_fen(const dtb_tablebase *tb, const char *fen, char *buf, size_t len);",
         "const char *dtb_last_error(void);",
+        "int dtb_probe_dtc_fen(const dtb_tablebase *tb, const char *fen, int counter, dtb_dtc *out);",
+        "} dtb_dtc;",
         "typedef struct dtb_tablebase dtb_tablebase;",
     ] {
         assert!(text.contains(sig), "header lacks `{sig}`");

@@ -24,6 +24,23 @@ pub fn tables() -> &'static Path {
     })
 }
 
+/// English 2-4 tables with DTC values under a 20-ply count limit (`english,count=20`, where
+/// cursed wins occur) and WLD, built once per run inside `target/`.
+pub fn dtc_tables() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("dtb-capi-english-4-count-20");
+        let _ = std::fs::remove_dir_all(&dir);
+        let count = dtb_probe::Variant::parse("english,count=20").unwrap().count;
+        let plan = Plan::new(Rules::ENGLISH, 4, &dir)
+            .expect("plan")
+            .with_values(build::Values::WLD_DTC)
+            .with_count(count);
+        build::run(&plan, &Quiet).expect("build 2-4 DTC");
+        dir
+    })
+}
+
 /// The directory holding `libdtb.so` and `libdtb.a`, built by cargo with this test (the
 /// cdylib and staticlib of this crate's library target).
 pub fn built_lib_dir() -> PathBuf {
