@@ -2230,3 +2230,95 @@ fn browser_steps_through_a_pasted_game() {
         json!(0)
     );
 }
+
+/// The board page under a count rule (DTC tables of `english,count=20`): the counter shown
+/// and set, a cursed win coloured apart from a win (the position and the move that keeps
+/// it), a win turned into a cursed win by the counter, and playing a king move counting on.
+#[test]
+fn browser_shows_the_counter_and_colours_cursed_wins() {
+    let Some(driver) = browser() else { return };
+    let dir = english_count_20();
+    let server = Server::start(&[
+        "--dir",
+        dir.to_str().unwrap(),
+        "--variant",
+        "english,count=20",
+    ]);
+    let ready = |fen: &str| {
+        format!("return document.body.dataset.state === 'ready' && document.body.dataset.fen === '{fen}'")
+    };
+    let cursed = "W:WK1,K19:BK27";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=english&fen={}", server.addr, q(cursed))}),
+    );
+    driver.wait_for(&ready(cursed));
+    assert_eq!(
+        driver.script(
+            "const v = document.getElementById('value'); \
+             const li = document.querySelector('#moves li'); \
+             return [v.className, v.textContent, document.getElementById('counter-box').hidden, \
+                     document.getElementById('counter').value, \
+                     document.getElementById('counter-limit').textContent, \
+                     li.dataset.move, li.className, li.textContent]"
+        ),
+        json!([
+            "cursed-win",
+            "White to move at counter 0: cursed win, 21 plies to conversion; without the rule win in 21 plies",
+            false,
+            "0",
+            "drawn at 20",
+            "1-6",
+            "cursed-win",
+            "1-6cursed win in 21"
+        ])
+    );
+
+    // A win in 19 plies to conversion: a win at counter 0, a cursed win at counter 2.
+    let win = "W:WK2,K6:BK1";
+    driver.session(
+        "POST",
+        "/url",
+        json!({"url": format!("http://{}/?variant=english&fen={}", server.addr, q(win))}),
+    );
+    driver.wait_for(&ready(win));
+    assert_eq!(
+        driver.script("return document.getElementById('value').className"),
+        json!("win")
+    );
+    driver.script(
+        "const c = document.getElementById('counter'); c.value = '2'; \
+         document.body.dataset.state = 'loading'; \
+         c.dispatchEvent(new Event('change'));",
+    );
+    driver.wait_for(&ready(win));
+    assert_eq!(
+        driver.script(
+            "return [document.getElementById('value').className, \
+                     document.querySelector('#moves li').className, location.search]"
+        ),
+        json!([
+            "cursed-win",
+            "cursed-win",
+            "?variant=english&fen=W%3AWK2%2CK6%3ABK1&counter=2"
+        ])
+    );
+    // Playing the first move (a king move) counts on: counter 3 for Black.
+    let after = driver.script("return document.querySelector('#moves li').dataset.fenAfter");
+    let after = after.as_str().unwrap().to_string();
+    driver.click("#moves li");
+    driver.wait_for(&ready(&after));
+    assert_eq!(
+        driver.script("return document.getElementById('counter').value"),
+        json!("3")
+    );
+    let (_, v) = server.api(&format!("/api/v1/english?fen={}&counter=3", q(&after)));
+    let shown = driver.script("return document.getElementById('value').className");
+    let want = match (v["wld"].as_str(), v["result"].as_str()) {
+        (Some("loss"), Some("draw")) => "blessed-loss",
+        (Some(w), _) => w,
+        _ => panic!("{v}"),
+    };
+    assert_eq!(shown, json!(want), "{v}");
+}

@@ -2,7 +2,10 @@
 // for the position, plays moves by clicking (from square, then to square), steps through
 // the best line, sets a position up by clicking squares with a piece chosen from a palette,
 // turns the board round, and steps through a pasted PDN game analysed by
-// POST /api/v1/{variant}/analyze, the moves that changed the result marked. The URL (?variant=&fen=) holds the position, so a link shares it.
+// POST /api/v1/{variant}/analyze, the moves that changed the result marked. With DTC tables
+// it shows values under the count rule at a counter the user sets (playing a move counts on,
+// or back to 0 after a capture or man move), cursed wins and blessed losses coloured apart.
+// The URL (?variant=&fen=&counter=) holds the position, so a link shares it.
 "use strict";
 
 const SIZE = 480; // board side in SVG units
@@ -20,6 +23,7 @@ const state = {
   setup: null, // while setting a position up: {side, pieces: Map(number -> {color, king})}
   put: "wm", // the palette's choice: empty, wm, wk, bm, bk
   game: null, // {fens: [...], plies: [...], index}: the pasted game being stepped through
+  counter: 0, // plies since the count rule's counter was last reset (with DTC tables)
 };
 
 const $ = (id) => document.getElementById(id);
@@ -164,24 +168,64 @@ function drawBoard() {
   }
 }
 
-// The value of a move for the mover: the API's `wld` (its `category` is lichess's, the
-// position after the move for the opponent).
+// A game-theoretic value `wld` under the count rule, where the result at the counter is
+// `result` (undefined without DTC tables): win, loss, draw, or cursed-win (won, but drawn by
+// the rule) and blessed-loss (lost, but drawn by it).
+function underRule(wld, result) {
+  if (result === undefined || result !== "draw" || wld === "draw") return wld;
+  return wld === "win" ? "cursed-win" : "blessed-loss";
+}
+
+const FLIP = { win: "loss", loss: "win", draw: "draw" };
+
+// The value of a move for the mover, its class: the API's `wld`, under the count rule where
+// the API gives the position after the move at its counter (`result`, for the opponent).
 function moverResult(m) {
-  return m.wld;
+  return underRule(m.wld, m.result === undefined ? undefined : FLIP[m.result]);
 }
 
 function describeMove(m) {
-  const r = moverResult(m);
+  const r = moverResult(m).replace("-", " ");
   if (r === "draw") return "draw";
   return m.dtw === null || m.dtw === undefined ? r : `${r} in ${m.dtw}`;
+}
+
+// A move's value under the count rule in words (its title), where the API gives it.
+function describeMoveRule(m) {
+  if (m.result === undefined) return "";
+  const dtc = m.dtc === null ? "" : `, ${m.dtc} plies to conversion`;
+  const reset = m.zeroing ? "; resets the counter" : "";
+  return `after it: ${m.category}${dtc}, at counter ${m.counter} ${m.result} for the opponent${reset}`;
+}
+
+function plies(n) {
+  return `${n} ${n === 1 ? "ply" : "plies"}`;
 }
 
 function describePosition(d) {
   const side = d.side_to_move === "white" ? "White" : "Black";
   if (d.game_over) return `game over: ${side} to move, ${d.wld}`;
-  if (d.wld === "draw") return `${side} to move: draw`;
-  const dist = d.dtw === null ? "" : ` in ${d.dtw} ${d.dtw === 1 ? "ply" : "plies"}`;
+  const dist = d.wld === "draw" || d.dtw === null ? "" : ` in ${plies(d.dtw)}`;
+  if (d.result !== undefined) {
+    const word = underRule(d.wld, d.result).replace("-", " ");
+    const dtc = d.dtc === null ? "" : `, ${plies(d.dtc)} to conversion`;
+    const game = d.wld === "draw" ? "" : `; without the rule ${d.wld}${dist}`;
+    return `${side} to move at counter ${d.counter}: ${word}${dtc}${game}`;
+  }
   return `${side} to move: ${d.wld}${dist}`;
+}
+
+// The counter box: shown where the variant has DTC tables, with the regime's limit.
+function renderCounter() {
+  const v = current();
+  const d = state.data;
+  $("counter-box").hidden = !(v && v.dtc);
+  $("counter").value = String(state.counter);
+  const limit = d && d.limit !== undefined ? d.limit : null;
+  $("counter-limit").textContent =
+    limit === null ? (d && d.result !== undefined ? "no count limit here" : "") : `drawn at ${limit}`;
+  if (limit !== null) $("counter").max = String(limit - 1);
+  else $("counter").removeAttribute("max");
 }
 
 function renderMoves() {
@@ -189,10 +233,13 @@ function renderMoves() {
   list.textContent = "";
   const d = state.data;
   $("value").textContent = d ? describePosition(d) : "";
+  $("value").className = d && !d.game_over ? underRule(d.wld, d.result) : "";
+  renderCounter();
   if (!d) return;
   for (const m of d.moves) {
     const li = document.createElement("li");
     li.className = moverResult(m);
+    li.title = describeMoveRule(m);
     li.dataset.move = m.move;
     li.dataset.fenAfter = m.fen_after;
     const a = document.createElement("span");
@@ -286,6 +333,7 @@ function gameStep(i) {
   if (!g || i < 0 || i >= g.fens.length) return;
   endSetup();
   g.index = i;
+  state.counter = 0;
   const p = i > 0 ? g.plies[i - 1] : null;
   state.lastMove = p ? { from: p.from, to: p.to } : null;
   goto(g.fens[i], true);
@@ -372,6 +420,8 @@ function onSquare(num) {
 function play(m) {
   endSetup();
   state.lastMove = m;
+  // The counter after the move, as the API gives it (0 after a capture or man move).
+  state.counter = m.counter === undefined ? 0 : m.counter;
   goto(m.fen_after, true);
 }
 
@@ -379,6 +429,7 @@ function stepTo(i) {
   const line = state.line;
   if (!line || i < 0 || i >= line.fens.length) return;
   line.index = i;
+  state.counter = 0;
   state.lastMove = i > 0 ? line.steps[i - 1] : null;
   goto(line.fens[i], true);
 }
@@ -406,6 +457,7 @@ function setupFen() {
 
 function showSetup() {
   state.lastMove = null;
+  state.counter = 0;
   state.line = null;
   $("setup-side").value = state.setup.side;
   goto(setupFen(), false);
@@ -442,6 +494,7 @@ function endSetup() {
 
 function urlFor(variant, fen) {
   const q = new URLSearchParams({ variant, fen });
+  if (state.counter > 0) q.set("counter", String(state.counter));
   return `${location.pathname}?${q.toString()}`;
 }
 
@@ -468,7 +521,11 @@ async function goto(fen, push) {
   if (push) history.pushState({ variant: state.variant, fen }, "", url);
   else history.replaceState({ variant: state.variant, fen }, "", url);
   $("fen").value = fen;
-  const r = await getJson(`/api/v1/${encodeURIComponent(state.variant)}?fen=${encodeURIComponent(fen)}`);
+  const v = current();
+  const counter = v && v.dtc ? `&counter=${state.counter}` : "";
+  const r = await getJson(
+    `/api/v1/${encodeURIComponent(state.variant)}?fen=${encodeURIComponent(fen)}${counter}`,
+  );
   if (r.ok) {
     state.data = r.body;
     state.fen = r.body.fen;
@@ -516,6 +573,8 @@ function fromUrl() {
   if (!state.variants.has(variant)) variant = state.variants.keys().next().value;
   state.variant = variant;
   $("variant").value = variant;
+  const c = parseInt(q.get("counter") || "0", 10);
+  state.counter = Number.isNaN(c) || c < 0 ? 0 : c;
   return q.get("fen") || state.variants.get(variant).example;
 }
 
@@ -543,7 +602,13 @@ async function start() {
     state.line = null;
     state.game = null;
     state.lastMove = null;
+    state.counter = 0;
     goto(state.variants.get(state.variant).example, true);
+  });
+  $("counter").addEventListener("change", () => {
+    const c = parseInt($("counter").value, 10);
+    state.counter = Number.isNaN(c) || c < 0 ? 0 : c;
+    goto(state.fen, true);
   });
   $("board").addEventListener("click", (e) => {
     const sq = e.target.closest("[data-square]");
@@ -553,6 +618,7 @@ async function start() {
     e.preventDefault();
     endSetup();
     state.lastMove = null;
+    state.counter = 0;
     goto($("fen").value.trim(), true);
   });
   $("pdn-form").addEventListener("submit", (e) => {
