@@ -6,12 +6,14 @@
 //! p = tb.probe("W:WK32:BK26")      # Probe(wld='win', dtw=9, best_move='32-27')
 //! tb.moves("W:WK32:BK26")          # [Move('32-27', 'win', 9, 'B:WK27:BK26'), Move('32-28', 'draw', ...)]
 //! tb.probe_many(["W:WK32:BK26", "B:WK32:BK26"])   # the GIL released while probing
+//! dtb.Tablebase("tables", "english,count=20").probe_dtc("W:WK1,K19:BK27", counter=0)
+//! # Dtc(category="cursed-win", result="draw", dtc=21, counter=0, limit=20): DTC tables
 //! ```
 //!
 //! Errors are Python exceptions carrying dtb's message: `dtb.FenError`,
-//! `dtb.PositionError`, `dtb.MissingTableError`, `dtb.TableError`, all subclasses of
-//! `dtb.DtbError`; a missing directory (or one without tables of the variant) is
-//! `FileNotFoundError`, an unknown variant `ValueError`.
+//! `dtb.PositionError`, `dtb.MissingTableError`, `dtb.TableError`, `dtb.CounterError`, all
+//! subclasses of `dtb.DtbError`; a missing directory (or one without tables of the variant)
+//! is `FileNotFoundError`, an unknown variant `ValueError`.
 
 use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
@@ -19,7 +21,7 @@ use std::sync::{Arc, RwLock};
 use dtb_probe::fen::Notation;
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::movegen::{legal_moves, notation_in, Counting};
-use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Wld};
+use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Variant, Wld};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -45,6 +47,12 @@ create_exception!(
     DtbError,
     "A table file could not be read, is corrupt, or holds another variant's values."
 );
+create_exception!(
+    dtb,
+    CounterError,
+    DtbError,
+    "A counter that is negative, or at or over the limit of the position's count regime."
+);
 
 /// A failure before it becomes a Python exception (so that it can cross `allow_threads`).
 enum Failure {
@@ -52,6 +60,7 @@ enum Failure {
     Position(String),
     Missing(String),
     Table(String),
+    Counter(String),
     Other(String),
 }
 
@@ -66,6 +75,7 @@ impl Failure {
             | ProbeError::VariantMismatch { .. } => Failure::Position(m),
             ProbeError::MissingTable { .. } => Failure::Missing(m),
             ProbeError::Table(_) | ProbeError::Mismatch { .. } => Failure::Table(m),
+            ProbeError::CounterOutOfRange { .. } => Failure::Counter(m),
             ProbeError::Directory { .. } | ProbeError::CapturePosition => Failure::Other(m),
         }
     }
@@ -76,6 +86,7 @@ impl Failure {
             Failure::Position(m) => PositionError::new_err(m),
             Failure::Missing(m) => MissingTableError::new_err(m),
             Failure::Table(m) => TableError::new_err(m),
+            Failure::Counter(m) => CounterError::new_err(m),
             Failure::Other(m) => DtbError::new_err(m),
         }
     }
@@ -87,6 +98,7 @@ impl Failure {
             Failure::Position(m) => Failure::Position(w(m)),
             Failure::Missing(m) => Failure::Missing(w(m)),
             Failure::Table(m) => Failure::Table(w(m)),
+            Failure::Counter(m) => Failure::Counter(w(m)),
             Failure::Other(m) => Failure::Other(w(m)),
         }
     }
@@ -184,6 +196,123 @@ impl LineStep {
             self.dtw.map_or("None".into(), |d| d.to_string()),
             self.fen
         )
+    }
+}
+
+/// The value of a position under the count rule at a counter ([`Tablebase::probe_dtc`]).
+#[pyclass(name = "Dtc", frozen, module = "dtb", get_all)]
+#[derive(Clone)]
+struct DtcValue {
+    /// The position probed, as given.
+    fen: String,
+    /// Its value at counter 0 (lichess's names): "win", "cursed-win", "draw",
+    /// "blessed-loss" or "loss".
+    category: &'static str,
+    /// "win", "draw" or "loss" for the side to move at `counter`.
+    result: &'static str,
+    /// Plies to conversion (the next capture or man move that keeps the result under the
+    /// rule, or the end of the game); None for a draw.
+    dtc: Option<u16>,
+    /// Plies since the counter was last reset.
+    counter: u16,
+    /// The limit in plies of the position's count regime; None where no count rule applies.
+    limit: Option<u16>,
+}
+
+#[pymethods]
+impl DtcValue {
+    fn __repr__(&self) -> String {
+        format!(
+            "Dtc(fen={:?}, category={:?}, result={:?}, dtc={}, counter={}, limit={})",
+            self.fen,
+            self.category,
+            self.result,
+            opt(self.dtc),
+            self.counter,
+            opt(self.limit)
+        )
+    }
+
+    fn __eq__(&self, other: &DtcValue) -> bool {
+        (
+            &self.fen,
+            self.category,
+            self.result,
+            self.dtc,
+            self.counter,
+            self.limit,
+        ) == (
+            &other.fen,
+            other.category,
+            other.result,
+            other.dtc,
+            other.counter,
+            other.limit,
+        )
+    }
+}
+
+fn opt(v: Option<u16>) -> String {
+    v.map_or("None".into(), |d| d.to_string())
+}
+
+/// One legal move with the value under the count rule of the position after it, for its
+/// side to move (the mover's opponent) at its counter ([`Tablebase::moves_dtc`]).
+#[pyclass(name = "DtcMove", frozen, module = "dtb", get_all)]
+#[derive(Clone)]
+struct DtcMove {
+    /// The move ("32-27", "18x25").
+    r#move: String,
+    /// The position after the move at counter 0, for its side to move.
+    category: &'static str,
+    /// The position after the move at its counter, for its side to move.
+    result: &'static str,
+    /// Plies to conversion after the move; None for a draw.
+    dtc: Option<u16>,
+    /// The counter after the move: 0 if it resets the counter, else one more.
+    counter: u16,
+    /// Whether the move resets the counter (a capture or a man move, as the profile says).
+    zeroing: bool,
+    /// The position after the move, as FEN.
+    fen: String,
+}
+
+#[pymethods]
+impl DtcMove {
+    fn __repr__(&self) -> String {
+        format!(
+            "DtcMove(move={:?}, category={:?}, result={:?}, dtc={}, counter={}, zeroing={}, fen={:?})",
+            self.r#move,
+            self.category,
+            self.result,
+            opt(self.dtc),
+            self.counter,
+            if self.zeroing { "True" } else { "False" },
+            self.fen
+        )
+    }
+}
+
+/// A counter from Python: a whole number from 0 to 65535 (the probe then checks it against
+/// the position's limit), else CounterError.
+fn counter_of(counter: i64) -> PyResult<u16> {
+    u16::try_from(counter).map_err(|_| {
+        CounterError::new_err(if counter < 0 {
+            format!("counter is {counter}: plies since the last capture or man move, 0 or more")
+        } else {
+            format!("counter {counter} is over every count limit (at most 65535 plies)")
+        })
+    })
+}
+
+fn dtc_value(text: &str, d: &dtb_probe::Dtc) -> DtcValue {
+    DtcValue {
+        fen: text.to_string(),
+        category: d.category.as_str(),
+        result: d.result.as_str(),
+        dtc: d.plies,
+        counter: d.counter,
+        limit: d.limit,
     }
 }
 
@@ -337,10 +466,12 @@ impl Tablebase {
         notation: Option<Text>,
     ) -> PyResult<Tablebase> {
         let variant = variant.0.as_str();
-        // A preset's name, or a preset with FIELD=VALUE overrides (as `dtb --variant`).
-        let rules = Rules::parse(variant).map_err(|e| {
+        // A preset's name, or a preset with FIELD=VALUE overrides and count= (as `dtb
+        // --variant`).
+        let parsed = Variant::parse(variant).map_err(|e| {
             PyValueError::new_err(format!("variant {}: {e}", dtb_probe::quote(variant)))
         })?;
+        let rules = parsed.rules;
         let notation = match notation {
             None => Notation::of(&rules),
             Some(Text(n)) => Notation::parse(&n).ok_or_else(|| {
@@ -357,6 +488,7 @@ impl Tablebase {
             )));
         }
         let mut tb = dtb_probe::Tablebase::with_cache_bytes(rules, cache_bytes);
+        tb.set_count_profile(parsed.count);
         tb.add_directory(&dir)
             .map_err(|e| Failure::of_probe(e).into_py())?;
         if tb.max_pieces() == 0 {
@@ -491,6 +623,54 @@ impl Tablebase {
         .map_err(Failure::into_py)
     }
 
+    /// The value under the count rule of the variant (its preset's, or `count=` in the
+    /// variant text: "english,count=20") when `counter` plies have passed since the counter
+    /// was last reset: category at counter 0, result at `counter`, plies to conversion.
+    /// Needs DTC tables built under that profile (`dtb gen --values dtc`).
+    #[pyo3(signature = (fen, counter = 0))]
+    fn probe_dtc(&self, py: Python<'_>, fen: Text, counter: i64) -> PyResult<DtcValue> {
+        let tb = self.open()?;
+        let counter = counter_of(counter)?;
+        py.allow_threads(|| {
+            let pos = parse(&tb, &fen.0)?;
+            tb.probe_dtc(&pos, counter)
+                .map(|d| dtc_value(&fen.0, &d))
+                .map_err(Failure::of_probe)
+        })
+        .map_err(Failure::into_py)
+    }
+
+    /// Every legal move at `counter`, best first for the mover under the count rule, each
+    /// with the value of the position after it for its side to move at its counter.
+    #[pyo3(signature = (fen, counter = 0))]
+    fn moves_dtc(&self, py: Python<'_>, fen: Text, counter: i64) -> PyResult<Vec<DtcMove>> {
+        let tb = self.open()?;
+        let counter = counter_of(counter)?;
+        let notation = self.notation;
+        py.allow_threads(|| -> Result<Vec<DtcMove>, Failure> {
+            let tb = &*tb;
+            let pos = parse(tb, &fen.0)?;
+            let ranked = tb
+                .probe_moves_dtc(&pos, counter)
+                .map_err(Failure::of_probe)?;
+            let mut all = Vec::new();
+            legal_moves(tb.rules(), &pos, Counting::Unique, &mut all);
+            Ok(ranked
+                .iter()
+                .map(|r| DtcMove {
+                    r#move: notation_in(tb.rules(), notation, &r.mv, &all),
+                    category: r.after.category.as_str(),
+                    result: r.after.result.as_str(),
+                    dtc: r.after.plies,
+                    counter: r.after.counter,
+                    zeroing: r.zeroing,
+                    fen: fen::write_in(&r.mv.apply_unchecked(&pos), tb.rules(), notation),
+                })
+                .collect())
+        })
+        .map_err(Failure::into_py)
+    }
+
     /// The block cache's counters: hits, misses, not_cached, bytes, blocks, thread_bytes (the
     /// probing threads' recent blocks; bytes + thread_bytes <= capacity_bytes), capacity_bytes.
     fn cache_stats(&self) -> PyResult<std::collections::HashMap<&'static str, u64>> {
@@ -556,12 +736,15 @@ fn dtb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LineStep>()?;
     m.add_class::<ProbeValue>()?;
     m.add_class::<RankedMove>()?;
+    m.add_class::<DtcValue>()?;
+    m.add_class::<DtcMove>()?;
     let py = m.py();
     m.add("DtbError", py.get_type::<DtbError>())?;
     m.add("FenError", py.get_type::<FenError>())?;
     m.add("PositionError", py.get_type::<PositionError>())?;
     m.add("MissingTableError", py.get_type::<MissingTableError>())?;
     m.add("TableError", py.get_type::<TableError>())?;
+    m.add("CounterError", py.get_type::<CounterError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

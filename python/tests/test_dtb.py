@@ -1,8 +1,10 @@
 """The Python package against real tables (English 2-4, built by run-tests.sh; the directory is
 $DTB_TABLES) and against pydraughts, an independent implementation of the rules."""
 
+import json
 import os
 import pathlib
+import subprocess
 import threading
 
 import pytest
@@ -343,3 +345,89 @@ def test_notation_is_the_players_unless_asked(tb, tmp_path):
             assert num.notation == "numeric"
             assert num.probe("W:Wc3:Bf6").best_move in ("22-17", "22-18")
             assert all(x.move[0].isdigit() for x in num.moves("W:Wc3:Bf6"))
+
+
+@pytest.fixture(scope="module")
+def counted_dir(tmp_path_factory):
+    """English 2-4 with DTC tables under a 20-ply count limit (where cursed wins occur), built
+    with the dtb binary."""
+    binary = os.environ.get("DTB_BIN")
+    if not binary:
+        pytest.skip("DTB_BIN (the dtb binary, set by python/run-tests.sh) is not set")
+    d = tmp_path_factory.mktemp("english-count-20")
+    subprocess.run(
+        [binary, "gen", "--variant", "english,count=20", "--values", "dtc", "--pieces", "4",
+         "--out", str(d)],
+        check=True,
+        capture_output=True,
+    )
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def counted(counted_dir):
+    """The DTC tables of counted_dir, opened under their profile."""
+    return dtb.Tablebase(counted_dir, "english,count=20")
+
+
+def test_a_cursed_win_under_the_count_rule(counted):
+    v = counted.probe_dtc("W:WK1,K19:BK27")
+    assert (v.category, v.result, v.dtc, v.counter, v.limit) == ("cursed-win", "draw", 21, 0, 20)
+    assert "cursed-win" in repr(v)
+    assert counted.probe_wld("W:WK1,K19:BK27") == "win", "the game-theoretic value stays"
+    # A win in 19 plies to conversion: won while the counter leaves room, drawn after.
+    assert counted.probe_dtc("W:WK2,K6:BK1", counter=1).result == "win"
+    w = counted.probe_dtc("W:WK2,K6:BK1", counter=2)
+    assert (w.category, w.result, w.counter) == ("win", "draw", 2)
+    assert counted.probe_dtc("W:WK2,K6:BK1") == counted.probe_dtc("W:WK2,K6:BK1", 0)
+    # Moves: the position after each, for its side to move at its counter.
+    m = counted.moves_dtc("W:WK1,K19:BK27")[0]
+    assert (m.move, m.category, m.result, m.dtc, m.counter, m.zeroing) == (
+        "1-6", "loss", "draw", 20, 1, False)
+    assert m.fen == "B:WK6,K19:BK27"
+    assert "DtcMove" in repr(m)
+
+
+def test_dtc_values_are_the_clis(counted, counted_dir):
+    binary = os.environ["DTB_BIN"]
+    d = counted_dir
+    for fen, counter in [("W:WK1,K19:BK27", 0), ("W:WK2,K6:BK1", 2), ("B:W22,K1:B18,K3", 7)]:
+        out = subprocess.run(
+            [binary, "probe", "--json", "--moves", "--dir", d, "--variant", "english,count=20",
+             "--counter", str(counter), fen],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        cli = json.loads(out)
+        v = counted.probe_dtc(fen, counter)
+        assert (v.category, v.result, v.dtc, v.counter) == (
+            cli["category"], cli["result"], cli["dtc"], cli["counter"])
+        moves = counted.moves_dtc(fen, counter)
+        assert [(m.move, m.category, m.result, m.dtc, m.counter, m.zeroing) for m in moves] == [
+            (c["move"], c["category"], c["result"], c["dtc"], c["counter"], c["zeroing"])
+            for c in cli["moves"]
+        ]
+
+
+def test_bad_counters_and_profiles(counted, counted_dir, tb):
+    with pytest.raises(dtb.CounterError, match="at or over the limit of 20 plies"):
+        counted.probe_dtc("W:WK2,K6:BK1", 20)
+    with pytest.raises(dtb.CounterError, match="counter is -1"):
+        counted.probe_dtc("W:WK2,K6:BK1", -1)
+    with pytest.raises(dtb.CounterError, match="over every count limit"):
+        counted.moves_dtc("W:WK2,K6:BK1", 70000)
+    with pytest.raises(OverflowError):
+        counted.probe_dtc("W:WK2,K6:BK1", 10**30)
+    with pytest.raises(TypeError):
+        counted.probe_dtc("W:WK2,K6:BK1", "3")
+    assert issubclass(dtb.CounterError, dtb.DtbError)
+    with pytest.raises(ValueError, match="count limit 0"):
+        dtb.Tablebase(TABLES, "english,count=0")
+    # The same DTC tables under another profile are refused; tables without DTC values
+    # have none to give.
+    d = counted_dir
+    with pytest.raises(dtb.TableError, match=r"another count profile \(general:20\)"):
+        dtb.Tablebase(d, "english").probe_dtc("W:WK2,K6:BK1")
+    with pytest.raises(dtb.MissingTableError, match="no dtc table"):
+        tb.probe_dtc("W:WK2,K6:BK1")
