@@ -42,16 +42,23 @@ pub fn dtc_tables() -> &'static Path {
 }
 
 /// The directory holding `libdtb.so` and `libdtb.a`, built by cargo with this test (the
-/// cdylib and staticlib of this crate's library target).
+/// cdylib and staticlib of this crate's library target): of `target/release/` (where `cargo
+/// build` puts them) and its `deps/` (where `cargo test` does), the one whose library is the
+/// newer, so that a library left by an earlier `cargo build` is not tested instead.
 pub fn built_lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let deps = exe.parent().unwrap();
-    for d in [deps.parent().unwrap(), deps] {
-        if d.join("libdtb.so").exists() || d.join("libdtb.dylib").exists() {
-            return d.to_path_buf();
-        }
-    }
-    panic!("libdtb.so not found beside {}", deps.display());
+    let modified = |d: &Path| {
+        ["libdtb.so", "libdtb.dylib"]
+            .iter()
+            .find_map(|n| std::fs::metadata(d.join(n)).and_then(|m| m.modified()).ok())
+    };
+    [deps.parent().unwrap(), deps]
+        .into_iter()
+        .filter_map(|d| Some((modified(d)?, d)))
+        .max_by_key(|(t, _)| *t)
+        .map(|(_, d)| d.to_path_buf())
+        .unwrap_or_else(|| panic!("libdtb.so not found beside {}", deps.display()))
 }
 
 /// A directory where `libdtb.so` and its soname (`libdtb.so.0.1`, from `build.rs`) are links
