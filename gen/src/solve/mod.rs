@@ -36,11 +36,13 @@ use crate::scratch::Spill;
 use crate::words::{try_filled, OutOfMemory, Words};
 use rayon::prelude::*;
 
+mod bitpar;
 mod group;
 #[cfg(test)]
 mod reference;
 mod resume;
 
+pub use bitpar::{bitpar_supports, solve_slice_bitpar_wld};
 use group::{solve_group, Scratch, SliceSolve, PROGRESS_BATCH};
 #[cfg(test)]
 pub(crate) use reference::solve_slice_reference;

@@ -1,0 +1,769 @@
+//! The bit-parallel WLD solver (a lab: no build calls it yet; docs/performance-history.md,
+//! "What would close the gap", item 5). Outcomes only, no distances.
+//!
+//! The slice's men groups are solved from the highest potential down, as the grouped solver
+//! does, the groups of one potential in parallel. Inside a group, one king of one colour is
+//! the *innermost*: a position is a slot of a 32-bit word, the word of (side to move,
+//! placement of the other kings: a *row*), the slot the innermost king's square. So
+//! - the innermost king's moves are masked shifts of whole words
+//!   ([`Geometry::step_set`](dtb_probe::internal::board::Geometry::step_set));
+//! - another king's move leads to another row, the same slots (less the square it moves to);
+//! - a man move that does not crown leads to the same row of another, solved, group: one
+//!   ranking and one read per row and move, for the 32 slots at once;
+//! - capture positions are found a word at a time (the captures of the board without the
+//!   innermost king, less the one landing square it may block, and the captures it makes or
+//!   suffers) and resolved position by position from the slices they lead to, as the
+//!   grouped solver does; crownings are looked up position by position.
+//!
+//! Each row of each side holds bit planes: won, lost, still open, and positions with an
+//! exit that does not lose. Rows are re-evaluated (a word at a time: won if a move reaches a
+//! lost position, lost if every move reaches a won one and no exit saves it) whenever a row
+//! they read changed, until nothing changes: the least fixed point of those two rules,
+//! which is the game's outcome (the argument of [`crate::bitbase`]), whatever the order.
+//!
+//! A colour with several kings makes each position appear once per king of that colour
+//! (any of them may be the innermost): the slots are consistent at the fixed point, and the
+//! innermost colour is the one with fewer kings. Slots a position: 32 x k / (E - K + 1) for
+//! k kings of the innermost colour, K kings in all and E squares the men leave empty
+//! (1.10 for 1111, 1.19 for 1221 and 2211, 2.37 for 1212 and 2220).
+
+use super::*;
+use dtb_probe::internal::board::{Dir, Geometry};
+use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
+use dtb_probe::internal::rules::KingRange;
+use dtb_probe::movegen::Move;
+
+/// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
+/// 32-bit word), kings that move one square, compulsory capture (a capture position has no
+/// quiet move), and a king to be the innermost.
+pub fn bitpar_supports(rules: &Rules, material: Material) -> bool {
+    rules.kings == KingRange::Short
+        && rules.capture_compulsory
+        && rules.geometry().squares == 32
+        && material.white_kings + material.black_kings > 0
+        && material.white() > 0
+        && material.black() > 0
+}
+
+/// Which king is innermost, and how the other kings are numbered into rows.
+struct Layout {
+    /// The colour of the innermost king: the one with fewer kings (fewer slots a position).
+    inner: Color,
+    /// The slice without the innermost king: its men groups are the slice's (the same men,
+    /// numbered alike), its kings placements in a group are the group's rows.
+    others: SliceIndex,
+    /// Rows a group and side.
+    rows: usize,
+}
+
+impl Layout {
+    fn new(rules: &Rules, m: Material) -> Layout {
+        let black = m.black_kings > 0 && (m.white_kings == 0 || m.black_kings <= m.white_kings);
+        let mut o = m;
+        let inner = if black {
+            o.black_kings -= 1;
+            Color::Black
+        } else {
+            o.white_kings -= 1;
+            Color::White
+        };
+        let others = SliceIndex::new(o, rules.geometry());
+        let rows = others.kings_per_group() as usize;
+        Layout {
+            inner,
+            others,
+            rows,
+        }
+    }
+
+    /// White's and Black's kings with the innermost on square `x`, the others `(wo, bo)`.
+    #[inline]
+    fn kings(&self, (wo, bo): (u64, u64), x: u32) -> (u64, u64) {
+        match self.inner {
+            Color::White => (wo | 1 << x, bo),
+            Color::Black => (wo, bo | 1 << x),
+        }
+    }
+
+    /// The innermost king's square (the lowest king of its colour) and the other kings of a
+    /// position with kings `(wk, bk)`: the slot that [`Layout::kings`] undoes.
+    #[inline]
+    fn split(&self, (wk, bk): (u64, u64)) -> (u32, (u64, u64)) {
+        match self.inner {
+            Color::White => (wk.trailing_zeros(), (wk & (wk - 1), bk)),
+            Color::Black => (bk.trailing_zeros(), (wk, bk & (bk - 1))),
+        }
+    }
+}
+
+/// The planes of one row of one side: a bit a slot.
+#[derive(Clone, Copy, Default)]
+struct Row {
+    win: u32,
+    loss: u32,
+    /// Slots whose outcome the iteration still seeks (not a capture, not decided at the
+    /// start), won or lost bits set as it finds them.
+    open: u32,
+    /// Slots with an exit (a man move) that does not lose: never lost.
+    nonloss: u32,
+    /// Slots where the side to move must capture.
+    cap: u32,
+}
+
+/// A move of another king: the row it leads to, and the square it moves to (as a bit: the
+/// slot where the innermost king would stand in its way).
+#[derive(Clone, Copy)]
+struct RowMove {
+    to: u32,
+    row: u32,
+}
+
+/// A man move of a group: from, to, whether it crowns; where one that does not crown leads
+/// (the group and the ranker of its rows).
+struct ManExit {
+    side: Color,
+    from: u8,
+    to: u8,
+    /// `None` for a crowning (the successor is in another slice).
+    group: Option<(u64, KingsRanker)>,
+}
+
+/// Buffers of one worker, reused from group to group (`C`: its look-up cache).
+#[derive(Default)]
+struct Bufs<C> {
+    /// Per row: the other kings (white, black).
+    kings: Vec<(u64, u64)>,
+    /// Per row: the squares the innermost king may stand on (empty of men and other kings).
+    valid: Vec<u32>,
+    /// Per row `r`: white's other kings' moves are `moves[starts[2r]..starts[2r + 1]]`,
+    /// black's `moves[starts[2r + 1]..starts[2r + 2]]`.
+    starts: Vec<u32>,
+    moves: Vec<RowMove>,
+    /// Per side (0 White to move), per row.
+    rows: [Vec<Row>; 2],
+    dirty: [Vec<bool>; 2],
+    exits: Vec<ManExit>,
+    after: Vec<Position>,
+    legal: Vec<Move>,
+    look: C,
+}
+
+/// The slice being solved: what every group reads and where it writes.
+struct BitSlice<'a, S> {
+    rules: &'a Rules,
+    src: &'a S,
+    ix: &'a SliceIndex,
+    lay: &'a Layout,
+    steps: &'a Steps,
+    /// The solved groups' planes, one word a group, side and row (`(group * 2 + side) *
+    /// rows + row`): won slots in the low 32 bits, lost ones in the high 32. What a man move
+    /// into a solved group reads, a row at a time.
+    planes: &'a [AtomicU64],
+    /// The slice's outcomes (WLD file codes, 2 bits a position) and capture bits, per side,
+    /// in the slice's index order.
+    values: [&'a [AtomicU64]; 2],
+    capture: [&'a [AtomicU64]; 2],
+}
+
+/// Solve slice `material` (both sides to move) for outcomes only, looking up other slices in
+/// `src`: the same outcomes and capture flags as [`solve_slice_grouped_wld`] (tested), by
+/// whole-word operations inside each men group (see the module's documentation).
+///
+/// # Errors
+/// As [`solve_slice_grouped_wld`].
+///
+/// # Panics
+/// If [`bitpar_supports`] refuses the slice (a bug in the caller).
+pub fn solve_slice_bitpar_wld<S: Finished>(
+    rules: &Rules,
+    src: &S,
+    material: Material,
+) -> Result<SolvedWld, SolveError<S::Error>> {
+    assert!(
+        bitpar_supports(rules, material),
+        "{material}: not bit-parallel"
+    );
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
+    let lay = Layout::new(rules, material);
+    let oom = |e| SolveError::OutOfMemory(material, e);
+    let planes =
+        try_filled(ix.men_groups() * 2 * lay.rows as u64, || AtomicU64::new(0)).map_err(oom)?;
+    let mut values = [
+        Words::zeroed(n.div_ceil(32)).map_err(oom)?,
+        Words::zeroed(n.div_ceil(32)).map_err(oom)?,
+    ];
+    let mut capture = [
+        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
+        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
+    ];
+    let steps = Steps::new(rules);
+    let (_, by_potential) = groups_by_potential(rules, &ix);
+    let [v0, v1] = &mut values;
+    let [c0, c1] = &mut capture;
+    let cx = BitSlice {
+        rules,
+        src,
+        ix: &ix,
+        lay: &lay,
+        steps: &steps,
+        planes: &planes,
+        values: [v0.atomics(), v1.atomics()],
+        capture: [c0.atomics(), c1.atomics()],
+    };
+    // One set of buffers a worker thread, kept from group to group.
+    let pool: Vec<Mutex<Bufs<S::Cache>>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| Mutex::new(Bufs::default()))
+        .collect();
+    let mut total = GroupResult::default();
+    for round in by_potential.iter().rev() {
+        let one = |&grp: &u64| {
+            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+            match pool[slot].try_lock() {
+                Ok(mut b) => cx.solve_group(grp, &mut b),
+                Err(_) => cx.solve_group(grp, &mut Bufs::default()),
+            }
+        };
+        let r = round
+            .par_iter()
+            .map(one)
+            .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?;
+        total = total.merge(r);
+    }
+    Ok(SolvedWld {
+        material,
+        size: n,
+        values,
+        capture,
+        counts: total.counts,
+        levels: total.levels,
+        earlier_seconds: 0.0,
+        resumed_rounds: 0,
+    })
+}
+
+/// The slots `x` with square `step(x, d)` in `to`: where a move in direction `d` comes from.
+#[inline(always)]
+fn from_of(g: &Geometry, to: u32, d: Dir) -> u32 {
+    g.step_set(u64::from(to), d.reverse()) as u32
+}
+
+impl<S: Finished> BitSlice<'_, S> {
+    /// Solve group `grp`: its rows and moves, every slot's start, the iteration, the write-out.
+    fn solve_group(
+        &self,
+        grp: u64,
+        b: &mut Bufs<S::Cache>,
+    ) -> Result<GroupResult, SolveError<S::Error>> {
+        let dec = self.ix.group_decoder(grp);
+        let odec = self.lay.others.group_decoder(grp);
+        self.rows_of(&dec, &odec, b);
+        self.list_exits(&dec, b);
+        for r in 0..self.lay.rows {
+            for side in [Color::White, Color::Black] {
+                let row = self.start_row(&dec, r, side, b)?;
+                b.rows[side.index()][r] = row;
+                b.dirty[side.index()][r] = row.open != 0;
+            }
+        }
+        let passes = self.iterate(b);
+        let counts = self.write_out(grp, &dec, &odec.ranker(), b);
+        Ok(GroupResult {
+            counts,
+            levels: passes,
+            ..GroupResult::default()
+        })
+    }
+
+    /// The group's rows: their other kings, their valid slots and the other kings' moves.
+    fn rows_of(&self, dec: &GroupDecoder, odec: &GroupDecoder, b: &mut Bufs<S::Cache>) {
+        let (wmen, bmen) = dec.men();
+        let all = self.rules.geometry().all;
+        let rows = self.lay.rows;
+        b.kings.clear();
+        b.kings.extend(odec.kings_from(0));
+        b.valid.clear();
+        b.starts.clear();
+        b.moves.clear();
+        for (r, &(wo, bo)) in b.kings.iter().enumerate() {
+            let occ = wmen | bmen | wo | bo;
+            b.valid.push((all & !occ) as u32);
+            for own in [wo, bo] {
+                b.starts.push(b.moves.len() as u32);
+                let mut ks = own;
+                while ks != 0 {
+                    let a = ks.trailing_zeros() as u8;
+                    ks &= ks - 1;
+                    let mut to = self.steps.king_targets(a, occ);
+                    while to != 0 {
+                        let t = to.trailing_zeros() as u8;
+                        to &= to - 1;
+                        b.moves.push(RowMove {
+                            to: 1 << t,
+                            row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
+                        });
+                    }
+                }
+            }
+        }
+        b.starts.push(b.moves.len() as u32);
+        for side in 0..2 {
+            b.rows[side].clear();
+            b.rows[side].resize(rows, Row::default());
+            b.dirty[side].clear();
+            b.dirty[side].resize(rows, false);
+        }
+    }
+
+    /// The group's man moves, with the group each one that does not crown leads to.
+    fn list_exits(&self, dec: &GroupDecoder, b: &mut Bufs<S::Cache>) {
+        let g = self.rules.geometry();
+        let (wmen, bmen) = dec.men();
+        b.exits.clear();
+        for side in [Color::White, Color::Black] {
+            let (mut men, crown) = match side {
+                Color::White => (wmen, g.top_row),
+                Color::Black => (bmen, g.bottom_row),
+            };
+            while men != 0 {
+                let from = men.trailing_zeros() as u8;
+                men &= men - 1;
+                let mut to = self.steps.fwd[side.index()][from as usize] & !(wmen | bmen);
+                while to != 0 {
+                    let t = to.trailing_zeros() as u8;
+                    to &= to - 1;
+                    let moved = (1u64 << from) | (1u64 << t);
+                    let group = (crown >> t & 1 == 0).then(|| {
+                        let men2 = match side {
+                            Color::White => (wmen ^ moved, bmen),
+                            Color::Black => (wmen, bmen ^ moved),
+                        };
+                        (
+                            self.ix.group_of(men2.0, men2.1),
+                            self.lay.others.ranker_of_men(men2),
+                        )
+                    });
+                    b.exits.push(ManExit {
+                        side,
+                        from,
+                        to: t,
+                        group,
+                    });
+                }
+            }
+        }
+    }
+
+    /// The slots of row `r` where `side` must capture, a word at a time: the captures of
+    /// the board without the innermost king (which blocks one landing square at most, so a
+    /// capture stays wherever two landing squares exist), and the captures the innermost
+    /// king makes (its colour to move) or suffers (the other's).
+    fn capture_slots(&self, dec: &GroupDecoder, (wo, bo): (u64, u64), side: Color, v: u32) -> u32 {
+        let rules = self.rules;
+        let g = rules.geometry();
+        let (wmen, bmen) = dec.men();
+        let (own_men, own_kings, opp, opp_kings) = match side {
+            Color::White => (wmen, wo, bmen | bo, bo),
+            Color::Black => (bmen, bo, wmen | wo, wo),
+        };
+        let empty = g.all & !(wmen | bmen | wo | bo);
+        let by_man = if rules.men_capture_kings {
+            opp
+        } else {
+            opp & !opp_kings
+        };
+        let man_dirs: &[Dir] = match (rules.men_capture_backward, side) {
+            (true, _) => &Dir::ALL,
+            (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
+            (false, Color::Black) => &[Dir::DownLeft, Dir::DownRight],
+        };
+        // Pieces of `from` that jump over `over` in `d` onto an empty square.
+        let jumpers = |from: u64, over: u64, d: Dir| {
+            from & g.step_set(over & g.step_set(empty, d.reverse()), d.reverse())
+        };
+        let landing = |j: u64, d: Dir| g.step_set(g.step_set(j, d), d);
+        let mut land = 0u64;
+        for &d in man_dirs {
+            land |= landing(jumpers(own_men, by_man, d), d);
+        }
+        for d in Dir::ALL {
+            land |= landing(jumpers(own_kings, opp, d), d);
+        }
+        let mut caps = match land.count_ones() {
+            0 => 0,
+            1 => v & !(land as u32),
+            _ => v,
+        };
+        for d in Dir::ALL {
+            caps |= if side == self.lay.inner {
+                // The innermost king jumps.
+                from_of(g, (opp & g.step_set(empty, d.reverse())) as u32, d)
+            } else {
+                // The innermost king is jumped, by a king or (where they may) a man.
+                let men = if rules.men_capture_kings && man_dirs.contains(&d) {
+                    own_men
+                } else {
+                    0
+                };
+                (g.step_set(own_kings | men, d) & g.step_set(empty, d.reverse())) as u32
+            };
+        }
+        caps & v
+    }
+}
+
+impl<S: Finished> BitSlice<'_, S> {
+    /// What row `r` of `side` knows before the iteration: capture positions resolved from
+    /// the slices they lead to, man moves into solved groups read a row at a time
+    /// (crownings looked up one by one), blocked positions decided, and which slots moves
+    /// reach at all.
+    fn start_row(
+        &self,
+        dec: &GroupDecoder,
+        r: usize,
+        side: Color,
+        b: &mut Bufs<S::Cache>,
+    ) -> Result<Row, SolveError<S::Error>> {
+        let others = b.kings[r];
+        let v = b.valid[r];
+        let mut row = Row {
+            cap: self.capture_slots(dec, others, side, v),
+            ..Row::default()
+        };
+        let mut caps = row.cap;
+        while caps != 0 {
+            let x = caps.trailing_zeros();
+            caps &= caps - 1;
+            let pos = self.position(dec, others, x, side);
+            match self.capture_value(&pos, b)? {
+                Wld::Win => row.win |= 1 << x,
+                Wld::Loss => row.loss |= 1 << x,
+                Wld::Draw => {}
+            }
+        }
+        let quiet = v & !row.cap;
+        let g = self.rules.geometry();
+        // Slots with a move at all, and those an exit wins.
+        let mut moves = 0u32;
+        let mut exit_win = 0u32;
+        if side == self.lay.inner {
+            for d in Dir::ALL {
+                moves |= quiet & from_of(g, v, d);
+            }
+        }
+        let (lo, hi) = Self::range(&b.starts, r, side);
+        for m in &b.moves[lo..hi] {
+            moves |= quiet & !m.to;
+        }
+        let occ_others = others.0 | others.1;
+        for e in b.exits.iter().filter(|e| e.side == side) {
+            if occ_others >> e.to & 1 != 0 {
+                continue; // another king stands in the way
+            }
+            let avail = quiet & !(1u32 << e.to);
+            moves |= avail;
+            match e.group {
+                Some((grp, rank)) => {
+                    let at = (grp as usize * 2 + side.opponent().index()) * self.lay.rows
+                        + rank.rank(others.0, others.1) as usize;
+                    let p = self.planes[at].load(Relaxed);
+                    let (won, lost) = (p as u32, (p >> 32) as u32);
+                    exit_win |= avail & lost;
+                    row.nonloss |= avail & !won;
+                }
+                None => {
+                    let mut slots = avail;
+                    while slots != 0 {
+                        let x = slots.trailing_zeros();
+                        slots &= slots - 1;
+                        let pos = self.position(dec, others, x, side);
+                        let succ = pos.after_quiet_move(g, e.from, e.to);
+                        let c = self
+                            .src
+                            .value(&succ, &mut b.look)
+                            .map_err(SolveError::Lookup)?;
+                        match c.wld() {
+                            Wld::Loss => exit_win |= 1 << x,
+                            Wld::Draw => row.nonloss |= 1 << x,
+                            Wld::Win => {}
+                        }
+                    }
+                }
+            }
+        }
+        let mut blocked = quiet & !moves;
+        while blocked != 0 {
+            let x = blocked.trailing_zeros();
+            blocked &= blocked - 1;
+            let pos = self.position(dec, others, x, side);
+            match blocked_code(self.rules, &pos).wld() {
+                Wld::Win => row.win |= 1 << x,
+                Wld::Loss => row.loss |= 1 << x,
+                Wld::Draw => {}
+            }
+        }
+        row.win |= exit_win & moves;
+        row.open = moves & !exit_win;
+        Ok(row)
+    }
+
+    /// The moves of `side`'s other kings from row `r`: a range of the group's move list.
+    #[inline(always)]
+    fn range(starts: &[u32], r: usize, side: Color) -> (usize, usize) {
+        let at = 2 * r + side.index();
+        (starts[at] as usize, starts[at + 1] as usize)
+    }
+
+    /// The position of the group with the other kings `others`, the innermost on `x`.
+    #[inline]
+    fn position(&self, dec: &GroupDecoder, others: (u64, u64), x: u32, side: Color) -> Position {
+        let (wk, bk) = self.lay.kings(others, x);
+        dec.with_kings(wk, bk, side)
+    }
+
+    /// The outcome of capture position `pos` from the slices its captures lead to: single
+    /// jumps built directly where they are all there is ([`single_jumps`]), the move
+    /// generator otherwise, as the grouped solver does.
+    fn capture_value(
+        &self,
+        pos: &Position,
+        b: &mut Bufs<S::Cache>,
+    ) -> Result<Wld, SolveError<S::Error>> {
+        let Bufs {
+            after, legal, look, ..
+        } = b;
+        let lookup = SolveError::Lookup;
+        if single_jumps(self.rules, pos, after) {
+            assert!(
+                !after.is_empty(),
+                "capture slots disagree with single_jumps"
+            );
+            let mut best = Wld::Loss;
+            for succ in after.iter() {
+                match self.src.value(succ, look).map_err(lookup)?.wld() {
+                    Wld::Loss => return Ok(Wld::Win),
+                    Wld::Draw => best = Wld::Draw,
+                    Wld::Win => {}
+                }
+            }
+            return Ok(best);
+        }
+        legal_moves(self.rules, pos, Counting::Unique, legal);
+        let known = classify(self.rules, pos, legal, |succ| {
+            self.src.value(succ, look).map(Some)
+        });
+        match known.map_err(lookup)? {
+            Start::Known { code, .. } => Ok(code.wld()),
+            Start::Open { .. } => unreachable!("a capture leaves the slice"),
+        }
+    }
+
+    /// Re-evaluates the rows marked dirty, side by side, until none is: each open slot is
+    /// won if a move reaches a position lost for the other side, lost if every move reaches
+    /// a won one and no exit saves it. A row that changes marks the rows that read it (its
+    /// predecessors: the other side's rows its king moves lead from). Returns the passes.
+    fn iterate(&self, b: &mut Bufs<S::Cache>) -> usize {
+        let g = self.rules.geometry();
+        let inner = self.lay.inner;
+        let mut passes = 0;
+        loop {
+            let mut changed = false;
+            for side in [Color::White, Color::Black] {
+                let (me, them) = split_sides(&mut b.rows, side);
+                let (my_dirty, their_dirty) = split_sides(&mut b.dirty, side);
+                for r in 0..me.len() {
+                    if !std::mem::take(&mut my_dirty[r]) {
+                        continue;
+                    }
+                    let row = me[r];
+                    let open = row.open & !(row.win | row.loss);
+                    if open == 0 {
+                        continue;
+                    }
+                    let v = b.valid[r];
+                    let mut wins = 0u32;
+                    let mut all_won = !row.nonloss;
+                    if side == inner {
+                        let t = them[r];
+                        for d in Dir::ALL {
+                            wins |= from_of(g, t.loss, d);
+                            all_won &= !from_of(g, v, d) | from_of(g, t.win, d);
+                        }
+                    }
+                    let (lo, hi) = Self::range(&b.starts, r, side);
+                    for m in &b.moves[lo..hi] {
+                        let t = them[m.row as usize];
+                        wins |= t.loss;
+                        all_won &= t.win | m.to;
+                    }
+                    let won = open & wins;
+                    let lost = open & !wins & all_won;
+                    if won | lost == 0 {
+                        continue;
+                    }
+                    changed = true;
+                    me[r].win |= won;
+                    me[r].loss |= lost;
+                    // Who reads this row: the other side's rows that move into it.
+                    if side.opponent() == inner {
+                        their_dirty[r] = true;
+                    }
+                    let (lo, hi) = Self::range(&b.starts, r, side.opponent());
+                    for m in &b.moves[lo..hi] {
+                        their_dirty[m.row as usize] = true;
+                    }
+                }
+            }
+            passes += 1;
+            if !changed {
+                return passes;
+            }
+        }
+    }
+
+    /// Writes the group's planes for the groups that reach it, and its outcomes and capture
+    /// bits in the slice's index order (the innermost king of each position the lowest of
+    /// its colour); returns its wins, losses and draws per side.
+    fn write_out(
+        &self,
+        grp: u64,
+        dec: &GroupDecoder,
+        rank: &KingsRanker,
+        b: &Bufs<S::Cache>,
+    ) -> [[u64; 3]; 2] {
+        let rows = self.lay.rows;
+        for side in 0..2 {
+            let base = (grp as usize * 2 + side) * rows;
+            for (r, row) in b.rows[side].iter().enumerate() {
+                let p = u64::from(row.win) | u64::from(row.loss) << 32;
+                self.planes[base + r].store(p, Relaxed);
+            }
+        }
+        let kk = self.ix.kings_per_group();
+        let base = grp * kk;
+        let mut counts = [[0u64; 3]; 2];
+        let mut words = [Flush::new(&self.values[0]), Flush::new(&self.values[1])];
+        let mut caps = [Flush::new(&self.capture[0]), Flush::new(&self.capture[1])];
+        for (j, kings) in dec.kings_from(0).enumerate() {
+            let i = base + j as u64;
+            let (x, (wo, bo)) = self.lay.split(kings);
+            let r = rank.rank(wo, bo) as usize;
+            for side in 0..2 {
+                let row = &b.rows[side][r];
+                let code = if row.win >> x & 1 != 0 {
+                    counts[side][0] += 1;
+                    WldCode::Win
+                } else if row.loss >> x & 1 != 0 {
+                    counts[side][1] += 1;
+                    WldCode::Loss
+                } else {
+                    counts[side][2] += 1;
+                    WldCode::Draw
+                };
+                words[side].put(i / 32, u64::from(code.bits()) << (2 * (i % 32)));
+                caps[side].put(i / 64, u64::from(row.cap >> x & 1) << (i % 64));
+            }
+        }
+        counts
+    }
+}
+
+/// One side's rows (or flags) and the other's, apart, for `side` to move.
+#[inline]
+fn split_sides<T>(both: &mut [Vec<T>; 2], side: Color) -> (&mut [T], &mut [T]) {
+    let [w, b] = both;
+    match side {
+        Color::White => (w, b),
+        Color::Black => (b, w),
+    }
+}
+
+/// Bits gathered a word at a time into an array other groups write too: a word at either
+/// end of a group's range may be shared with the next group, hence `fetch_or` (every word
+/// starts at 0 and each position is written once).
+struct Flush<'a> {
+    words: &'a [AtomicU64],
+    at: u64,
+    word: u64,
+}
+
+impl<'a> Flush<'a> {
+    fn new(words: &'a [AtomicU64]) -> Flush<'a> {
+        Flush {
+            words,
+            at: u64::MAX,
+            word: 0,
+        }
+    }
+
+    /// Or `bits` into word `at` (the words come in order).
+    #[inline]
+    fn put(&mut self, at: u64, bits: u64) {
+        if at != self.at {
+            self.flush();
+            self.at = at;
+        }
+        self.word |= bits;
+    }
+
+    fn flush(&mut self) {
+        if self.word != 0 {
+            self.words[self.at as usize].fetch_or(self.word, Relaxed);
+        }
+        self.word = 0;
+    }
+}
+
+impl Drop for Flush<'_> {
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitbase::solve_kings_wld;
+    use crate::store::{Codes, Store};
+
+    /// Solves every slice of `rules` up to `pieces` with the grouped WLD solver (kings only:
+    /// the bit solver) into a store of outcomes, and each slice the bit-parallel solver
+    /// takes with it too, from the same store: every position's outcome and capture flag,
+    /// and the counts, must agree. Returns the slices compared.
+    fn agrees_with_grouped(rules: Rules, pieces: u32) -> usize {
+        let mut store = Store::new(rules);
+        let mut compared = 0;
+        for m in Material::solve_order(pieces, rules.max_pieces_per_side()) {
+            let want = if m.men() == 0 {
+                solve_kings_wld(&rules, &store, m, &|_| {}).unwrap()
+            } else {
+                solve_slice_grouped_wld(&rules, &store, m, false, &|_| {}).unwrap()
+            };
+            if bitpar_supports(&rules, m) {
+                let got = solve_slice_bitpar_wld(&rules, &store, m).unwrap();
+                for side in 0..2 {
+                    for i in 0..want.size {
+                        assert_eq!(got.code(side, i), want.code(side, i), "{m} {side} {i}");
+                        assert_eq!(got.is_capture(side, i), want.is_capture(side, i), "{m}");
+                    }
+                }
+                assert_eq!(got.counts, want.counts, "{m}");
+                compared += 1;
+            }
+            let [a, b] = want.values;
+            store.insert_codes(
+                m,
+                [Some(Codes::Wld(a.to_vec())), Some(Codes::Wld(b.to_vec()))],
+            );
+        }
+        compared
+    }
+
+    /// Every English slice of 2-4 pieces with a king, pieces on both sides: the slices
+    /// with men and kings, and those of kings only (one group).
+    #[test]
+    fn english_two_to_four_pieces_agree_with_the_grouped_solver() {
+        let n = agrees_with_grouped(Rules::ENGLISH, 4);
+        assert_eq!(n, 19, "slices compared");
+    }
+}
