@@ -96,6 +96,23 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The slots of a row with other kings `(wo, bo)` where the innermost king is the
+    /// lowest of its colour: each position once, where it has several copies.
+    #[inline]
+    fn first_copies(&self, (wo, bo): (u64, u64)) -> u32 {
+        let own = match self.inner {
+            Color::White => wo,
+            Color::Black => bo,
+        };
+        if own == 0 {
+            u32::MAX
+        } else {
+            (1u32 << own.trailing_zeros()) - 1
+        }
+    }
+}
+
 /// The planes of one row of one side: a bit a slot.
 #[derive(Clone, Copy, Default)]
 struct Row {
@@ -266,6 +283,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 b.dirty[side.index()][r] = row.open != 0;
             }
         }
+        self.copy_captures(&odec.ranker(), b);
         let passes = self.iterate(b);
         let counts = self.write_out(grp, &dec, &odec.ranker(), b);
         Ok(GroupResult {
@@ -430,7 +448,8 @@ impl<S: Finished> BitSlice<'_, S> {
             cap: self.capture_slots(dec, others, side, v),
             ..Row::default()
         };
-        let mut caps = row.cap;
+        // The capture positions of which this slot is the first copy (see `copy_captures`).
+        let mut caps = row.cap & self.lay.first_copies(others);
         while caps != 0 {
             let x = caps.trailing_zeros();
             caps &= caps - 1;
@@ -505,6 +524,28 @@ impl<S: Finished> BitSlice<'_, S> {
         row.win |= exit_win & moves;
         row.open = moves & !exit_win;
         Ok(row)
+    }
+
+    /// The outcomes of the capture positions that are not their first copy (the innermost
+    /// king above another of its colour), read from the first: [`BitSlice::start_row`]
+    /// resolves each capture position once, however many copies it has.
+    fn copy_captures(&self, rank: &KingsRanker, b: &mut Bufs<S::Cache>) {
+        for (r, &others) in b.kings.iter().enumerate() {
+            let first = self.lay.first_copies(others);
+            for rows in &mut b.rows {
+                let mut later = rows[r].cap & !first;
+                while later != 0 {
+                    let x = later.trailing_zeros();
+                    later &= later - 1;
+                    // The lowest king of the innermost colour becomes the innermost.
+                    let (wk, bk) = self.lay.kings(others, x);
+                    let (o, (wo, bo)) = self.lay.split((wk, bk));
+                    let at = rows[rank.rank(wo, bo) as usize];
+                    rows[r].win |= (at.win >> o & 1) << x;
+                    rows[r].loss |= (at.loss >> o & 1) << x;
+                }
+            }
+        }
     }
 
     /// The moves of `side`'s other kings from row `r`: a range of the group's move list.
