@@ -136,6 +136,14 @@ fn check(m: Material, a: &SolvedWld, b: &SolvedWld) {
     }
 }
 
+/// The one-minute load average (Linux), to label a timing; `?` elsewhere.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into())
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -175,6 +183,7 @@ fn main() {
             let (mut tg, mut tb) = (Vec::new(), Vec::new());
             for run in 0..a.runs {
                 for (name, times) in [("grouped", &mut tg), ("bitpar", &mut tb)] {
+                    let load = loadavg();
                     let t = Instant::now();
                     pool.install(|| match name {
                         "grouped" => grouped(m).map(drop),
@@ -183,7 +192,8 @@ fn main() {
                     .unwrap_or_else(|e| fail(format!("{m}: {e}")));
                     let s = t.elapsed().as_secs_f64();
                     println!(
-                        "{m} threads {threads} run {run} {name:7} {s:.3} s {:.2} M/s/core",
+                        "{m} threads {threads} run {run} {name:7} {s:.3} s {:.2} M/s/core \
+                         (load average at start {load})",
                         positions as f64 / s / threads as f64 / 1e6
                     );
                     times.push(s);

@@ -682,30 +682,26 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         let kk = self.ix.kings_per_group();
         let base = grp * kk;
-        let mut counts = [[0u64; 3]; 2];
-        let mut words = [Flush::new(&self.values[0]), Flush::new(&self.values[1])];
-        let mut caps = [Flush::new(&self.capture[0]), Flush::new(&self.capture[1])];
+        let mut won_lost = [[0u64; 2]; 2];
+        let mut words = [Flush::new(self.values[0]), Flush::new(self.values[1])];
+        let mut caps = [Flush::new(self.capture[0]), Flush::new(self.capture[1])];
         for (j, kings) in dec.kings_from(0).enumerate() {
             let i = base + j as u64;
             let (x, (wo, bo)) = self.lay.split(kings);
             let r = rank.rank(wo, bo) as usize;
             for side in 0..2 {
+                // Without branches: outcomes come in no pattern a predictor could learn.
                 let row = &b.rows[side][r];
-                let code = if row.win >> x & 1 != 0 {
-                    counts[side][0] += 1;
-                    WldCode::Win
-                } else if row.loss >> x & 1 != 0 {
-                    counts[side][1] += 1;
-                    WldCode::Loss
-                } else {
-                    counts[side][2] += 1;
-                    WldCode::Draw
-                };
-                words[side].put(i / 32, u64::from(code.bits()) << (2 * (i % 32)));
+                let (won, lost) = (u64::from(row.win >> x & 1), u64::from(row.loss >> x & 1));
+                won_lost[side][0] += won;
+                won_lost[side][1] += lost;
+                let code =
+                    won * u64::from(WldCode::Win.bits()) | lost * u64::from(WldCode::Loss.bits());
+                words[side].put(i / 32, code << (2 * (i % 32)));
                 caps[side].put(i / 64, u64::from(row.cap >> x & 1) << (i % 64));
             }
         }
-        counts
+        won_lost.map(|[w, l]| [w, l, kk - w - l])
     }
 }
 
