@@ -695,8 +695,8 @@ impl<S: Finished> BitSlice<'_, S> {
                 let (won, lost) = (u64::from(row.win >> x & 1), u64::from(row.loss >> x & 1));
                 won_lost[side][0] += won;
                 won_lost[side][1] += lost;
-                let code =
-                    won * u64::from(WldCode::Win.bits()) | lost * u64::from(WldCode::Loss.bits());
+                let code = (won * u64::from(WldCode::Win.bits()))
+                    | (lost * u64::from(WldCode::Loss.bits()));
                 words[side].put(i / 32, code << (2 * (i % 32)));
                 caps[side].put(i / 64, u64::from(row.cap >> x & 1) << (i % 64));
             }
