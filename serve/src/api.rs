@@ -301,8 +301,8 @@ fn under_rule(
 /// facing none) is a value with `"game_over": true` and no moves. FEN and moves are written
 /// in `notation` (the FEN read may be in either). Where the directory has DTC tables, the
 /// value under the variant's count rule at `counter` (default 0): `category`, `result`,
-/// `dtc`, `counter`, `limit` ([`dtc_json`]), and the moves ranked under the rule, each with
-/// the position after it under the rule and `zeroing` ([`move_json`]).
+/// `dtc`, `counter`, `limit` (`dtc_json`), and the moves ranked under the rule, each with
+/// the position after it under the rule and `zeroing` (`move_json`).
 ///
 /// # Errors
 /// [`ApiError`]: 400 for a malformed FEN, an illegal position or a counter at or over the
