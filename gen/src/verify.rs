@@ -414,12 +414,9 @@ impl SliceCheck<'_> {
                 ValueKind::Dtc => {
                     // What the move makes of the successor's DTC code: it may reset the
                     // counter.
-                    let man = pos.kings() & (1u64 << (mv.from & 63)) == 0;
-                    self.tb.probe_code(&succ, ValueKind::Dtc).map(|c| {
-                        self.tb
-                            .count_profile()
-                            .convert(&pos.material(), &succ.material(), man, c)
-                    })
+                    self.tb
+                        .probe_code(&succ, ValueKind::Dtc)
+                        .map(|c| self.tb.count_profile().convert_move(pos, mv, &succ, c))
                 }
                 _ => self.tb.probe_dtw(&succ).map(|d| d.code()),
             };

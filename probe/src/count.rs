@@ -48,6 +48,12 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::value::{Code, Wld, DRAW, LOST};
 
+/// Whether the piece `mv` moves in `before` is a man.
+#[inline]
+fn moves_a_man(before: &Position, mv: &Move) -> bool {
+    before.kings() & (1u64 << (mv.from & 63)) == 0
+}
+
 /// The limit a regime without one stands in for when DTC codes mark cursed results: a
 /// result behind a conversion into a cursed win or blessed loss of a limited regime (a
 /// Russian capture from the unlimited general regime into *kings-4-5*) has a code above it.
@@ -620,9 +626,37 @@ impl CountProfile {
     /// so, else the counter plus 1. `mv` must be a legal move of `before` (from
     /// [`crate::movegen::legal_moves`]); another move gives an answer about no real position.
     pub fn resets(&self, before: &Position, mv: &Move) -> bool {
-        let man = before.kings() & (1u64 << (mv.from & 63)) == 0;
-        let after = mv.apply_unchecked(before);
-        self.resets_material(&before.material(), &after.material(), man)
+        self.resets_to(before, mv, &mv.apply_unchecked(before))
+    }
+
+    /// [`CountProfile::resets`] with the successor `after` already made.
+    #[doc(hidden)]
+    #[inline]
+    pub fn resets_to(&self, before: &Position, mv: &Move, after: &Position) -> bool {
+        self.resets_material(
+            &before.material(),
+            &after.material(),
+            moves_a_man(before, mv),
+        )
+    }
+
+    /// [`CountProfile::convert`] for the move `mv` of `before`, which leads to `after` (its
+    /// successor, already made): what a root move or a verified move stands for.
+    #[doc(hidden)]
+    #[inline]
+    pub fn convert_move(
+        &self,
+        before: &Position,
+        mv: &Move,
+        after: &Position,
+        child: Code,
+    ) -> Code {
+        self.convert(
+            &before.material(),
+            &after.material(),
+            moves_a_man(before, mv),
+            child,
+        )
     }
 
     /// The limit DTC codes of material `m` are read against: its regime's limit, or

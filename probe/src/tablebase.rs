@@ -740,12 +740,8 @@ impl Tablebase {
                 }
                 Err(Miss::NotCached) => unreachable_not_cached()?,
             };
-            let zeroing = self.count.resets(pos, &m);
-            let man = pos.kings() & (1u64 << (m.from & 63)) == 0;
-            let mover = self
-                .count
-                .convert(&before, &succ.material(), man, child)
-                .parent();
+            let zeroing = self.count.resets_to(pos, &m, &succ);
+            let mover = self.count.convert_move(pos, &m, &succ, child).parent();
             let next = if zeroing { 0 } else { counter + 1 };
             let key = (
                 self.count.result_at(&before, mover, counter) == Wld::Win,
