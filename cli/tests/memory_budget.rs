@@ -37,7 +37,7 @@ fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
 /// English 2-5 WLD with a large budget (everything in memory, kings only grouped) and with
 /// one small enough that finished slices go to scratch files and every slice of kings only
 /// is solved in bits, the largest slices with men keep their own outcomes in mapped scratch
-/// files, and with scratch disk limited, finished slices are read from their table files:
+/// files (grouped and bit-parallel solvers alike), and with scratch disk limited, finished slices are read from their table files:
 /// the same 45 files, byte for byte; no scratch file left behind.
 #[test]
 fn a_small_budget_writes_the_same_files() {
@@ -45,10 +45,10 @@ fn a_small_budget_writes_the_same_files() {
     let small = tempfile::tempdir().unwrap();
     let large = wld_plan(5, big.path(), 16 << 30);
     assert!(!large.needs_spill(2));
-    let tight = wld_plan(5, small.path(), 110 << 20);
+    let tight = wld_plan(5, small.path(), 96 << 20);
     assert!(
         tight.needs_spill(2),
-        "110 MiB should not hold 2-5's finished slices"
+        "96 MiB should not hold 2-5's finished slices"
     );
     let kings = Material::parse("0104").unwrap();
     assert_eq!(large.wld_solver(kings, 2).0, WldSolver::Grouped);
@@ -62,13 +62,21 @@ fn a_small_budget_writes_the_same_files() {
         .collect();
     assert!(
         mapped.iter().any(|m| m.men() > 0 && m.pieces() == 5),
-        "no 5-piece slice with men maps its outcomes at 110 MiB: {mapped:?}"
+        "no 5-piece slice with men maps its outcomes at 96 MiB: {mapped:?}"
     );
+    // Both solvers of slices with men map theirs: the grouped one (men only) and the
+    // bit-parallel one (men and kings).
+    for method in [WldSolver::Grouped, WldSolver::BitParallel] {
+        assert!(
+            mapped.iter().any(|&m| tight.wld_solver(m, 2).0 == method),
+            "no slice solved {method:?} maps its arrays at 96 MiB: {mapped:?}"
+        );
+    }
     assert!(large.slices().iter().all(|&m| !large.maps_results(m, 2)));
     // And with scratch files limited to 1 MiB: the largest finished slices are read from
     // their table files instead.
     let third = tempfile::tempdir().unwrap();
-    let mut tabled = wld_plan(5, third.path(), 110 << 20);
+    let mut tabled = wld_plan(5, third.path(), 96 << 20);
     tabled = tabled.with_scratch_limit(Some(1 << 20));
     let from_tables = tabled.from_tables(2);
     assert!(

@@ -74,7 +74,7 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
             let maps = plan.maps_results(m, threads);
             let spills = held + solve > plan.memory / 4 * 3 || maps;
             let own = if spills && plan.results_on_disk(m, threads) {
-                crate::build::wld_results_bytes(SliceIndex::new(m, plan.rules.geometry()).size())
+                plan.results_disk_bytes(m, threads)
             } else {
                 0
             };

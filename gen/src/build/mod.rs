@@ -20,8 +20,9 @@ use crate::finished::{Finished, TableSource};
 use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
-    group_too_large, solve_memory, solve_memory_wld, solve_slice, solve_slice_dtc,
-    solve_slice_grouped_wld_in, stored_codes, MappedResults, SolvedSlice, SolvedWld,
+    bitpar_memory, bitpar_supports, group_too_large, solve_memory, solve_memory_wld, solve_slice,
+    solve_slice_bitpar_wld_in, solve_slice_dtc, solve_slice_grouped_wld_in, stored_codes,
+    MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
 use crate::words::Words;
@@ -1100,6 +1101,9 @@ fn solve_wld_from<S: Finished>(
 ) -> Result<SolvedWld, BuildError> {
     match method {
         WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &|n| obs.progress(n)),
+        WldSolver::BitParallel => {
+            solve_slice_bitpar_wld_in(&plan.rules, src, m, mapped, &|n| obs.progress(n))
+        }
         WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
             &plan.rules,
             src,

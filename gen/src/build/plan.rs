@@ -351,40 +351,41 @@ impl Plan {
         OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + 2 * size * 2
     }
 
-    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the grouped
-    /// one, or for a slice of kings only whose grouped working set would not fit half the
-    /// budget (or whose group is too large for it), the bit solver
-    /// ([`crate::bitbase`], seven bits a position).
+    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the
+    /// bit-parallel one for a slice with men that it takes ([`bitpar_supports`]: 8x8, kings
+    /// that move one square), otherwise the grouped one, or for a slice of kings only whose
+    /// grouped working set would not fit half the budget (or whose group is too large for
+    /// it), the bit solver ([`crate::bitbase`], seven bits a position).
     ///
-    /// A grouped solve that would pass three quarters of the budget keeps the slice's own
-    /// outcomes and capture flags in scratch files mapped from disk ([`Plan::maps_results`]):
-    /// the memory returned is then the rest of its working set.
+    /// A bit-parallel or grouped solve that would pass three quarters of the budget keeps the
+    /// slice's own arrays (outcomes, capture flags; the bit-parallel solver's planes) in
+    /// scratch files mapped from disk ([`Plan::maps_results`]): the memory returned is then
+    /// the rest of its working set.
     pub fn wld_solver(&self, m: Material, threads: usize) -> (WldSolver, u64) {
-        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        let (method, bytes) = self.wld_solver_with(m, threads, false);
         if method == WldSolver::Bits || OVERHEAD_BYTES + bytes <= self.memory / 4 * 3 {
             return (method, bytes);
         }
-        let n = SliceIndex::new(m, self.rules.geometry()).size();
-        self.wld_solver_with(m, threads, wld_results_bytes(n))
+        self.wld_solver_with(m, threads, true)
     }
 
-    /// Whether solving slice `m` (WLD-only, grouped solver) keeps its own outcomes and
-    /// capture flags in scratch files, because in memory they would take its working set past
-    /// three quarters of the budget.
+    /// Whether solving slice `m` (WLD-only, grouped or bit-parallel solver) keeps its own
+    /// arrays in scratch files, because in memory they would take its working set past three
+    /// quarters of the budget.
     pub fn maps_results(&self, m: Material, threads: usize) -> bool {
         if self.distances() {
             return false;
         }
-        let (method, bytes) = self.wld_solver_with(m, threads, 0);
+        let (method, bytes) = self.wld_solver_with(m, threads, false);
         method != WldSolver::Bits && OVERHEAD_BYTES + bytes > self.memory / 4 * 3
     }
 
     /// Whether slice `m`, solved by a build that spills (finished slices in scratch files),
-    /// keeps its own outcomes and capture flags in scratch files mapped from disk: because in
-    /// memory they would not fit ([`Plan::maps_results`]), or because the slice is large
-    /// enough ([`Plan::checkpoints`]) that a run stopped part-way should resume it where it
-    /// stopped, which the files and a record of the rounds they hold final allow. WLD-only,
-    /// grouped solver.
+    /// keeps its own arrays in scratch files mapped from disk: because in memory they would
+    /// not fit ([`Plan::maps_results`]), or because the slice is large enough
+    /// ([`Plan::checkpoints`]) that a run stopped part-way should resume it where it stopped,
+    /// which the files and a record of the rounds they hold final allow. WLD-only, grouped
+    /// or bit-parallel solver.
     pub fn results_on_disk(&self, m: Material, threads: usize) -> bool {
         self.maps_results(m, threads)
             || (!self.distances()
@@ -393,17 +394,39 @@ impl Plan {
                     >= self.checkpoint_positions)
     }
 
-    /// [`Plan::wld_solver`] with `mapped` bytes of the grouped solver's arrays not in memory.
-    fn wld_solver_with(&self, m: Material, threads: usize, mapped: u64) -> (WldSolver, u64) {
+    /// Bytes of scratch files slice `m` keeps its own arrays in while it is solved, where it
+    /// does ([`Plan::results_on_disk`]): outcomes and capture flags, and the bit-parallel
+    /// solver's planes.
+    pub fn results_disk_bytes(&self, m: Material, threads: usize) -> u64 {
+        match self.wld_solver(m, threads).0 {
+            WldSolver::BitParallel => bitpar_memory(&self.rules, m, threads).0,
+            _ => wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size()),
+        }
+    }
+
+    /// [`Plan::wld_solver`] with the solver's own arrays in memory or (`mapped`) not.
+    fn wld_solver_with(&self, m: Material, threads: usize, mapped: bool) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
-        let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(mapped);
+        if m.men() > 0 && bitpar_supports(&self.rules, m) {
+            let (results, rest) = bitpar_memory(&self.rules, m, threads);
+            return (
+                WldSolver::BitParallel,
+                rest + if mapped { 0 } else { results },
+            );
+        }
+        let results = if mapped {
+            wld_results_bytes(ix.size())
+        } else {
+            0
+        };
+        let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(results);
         let too_large = group_too_large(&self.rules, m);
         if m.men() == 0 && (too_large || grouped > self.memory / 2) {
             return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
         }
         // Groups one at a time where one set of group buffers a thread takes more than a
         // quarter of the budget.
-        let serial = solve_memory_wld(&self.rules, m, threads, true).saturating_sub(mapped);
+        let serial = solve_memory_wld(&self.rules, m, threads, true).saturating_sub(results);
         if grouped > serial && grouped - serial > self.memory / 4 {
             (WldSolver::GroupedSerial, serial)
         } else {
@@ -445,9 +468,8 @@ impl Plan {
                     s.solve_bytes += self.table_cache_bytes();
                 }
                 if s.action == Action::Solve && self.results_on_disk(s.material, threads) {
-                    // Its own outcomes and capture flags, while it is solved.
-                    let n = SliceIndex::new(s.material, self.rules.geometry()).size();
-                    s.disk_bytes += wld_results_bytes(n);
+                    // Its own arrays, while it is solved.
+                    s.disk_bytes += self.results_disk_bytes(s.material, threads);
                 }
                 if s.action == Action::Solve && !self.distances() {
                     // The store's copy of the outcomes goes to the scratch file.
@@ -666,6 +688,9 @@ pub enum WldSolver {
     GroupedSerial,
     /// [`crate::bitbase::solve_kings_wld`]: bitmaps, for slices of kings only.
     Bits,
+    /// [`crate::solve::solve_slice_bitpar_wld`]: a king's squares a word, for 8x8 slices
+    /// with men and short kings.
+    BitParallel,
 }
 
 /// Memory a build may use, bytes: the least of the memory available now (Linux

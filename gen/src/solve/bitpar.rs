@@ -182,6 +182,27 @@ struct BitSlice<'a, S> {
     capture: [&'a [AtomicU64]; 2],
 }
 
+/// Peak heap bytes [`solve_slice_bitpar_wld_in`] is expected to use for slice `material` on
+/// `threads` threads: (the slice's arrays: outcomes, capture flags and the planes the men
+/// moves read, which go to scratch files where the results are mapped; the rest: each
+/// worker's row buffers and the rounds' group lists).
+pub fn bitpar_memory(rules: &Rules, material: Material, threads: usize) -> (u64, u64) {
+    let ix = SliceIndex::new(material, rules.geometry());
+    let n = ix.size();
+    let lay = Layout::new(rules, material);
+    let rows = lay.rows as u64;
+    let groups = ix.men_groups();
+    let planes = groups * 2 * rows * 8;
+    let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
+    // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 20)
+    // and dirty flags (2), and up to four moves (8 bytes each) of each other king.
+    let others = u64::from(material.white_kings + material.black_kings - 1);
+    let per_row = 16 + 4 + 8 + 40 + 2 + 32 * others;
+    let workers = groups.min(threads.max(1) as u64);
+    let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
+    (results, fixed + groups * (2 + 8) + workers * rows * per_row)
+}
+
 /// Solve slice `material` (both sides to move) for outcomes only, looking up other slices in
 /// `src`: the same outcomes and capture flags as [`solve_slice_grouped_wld`] (tested), by
 /// whole-word operations inside each men group (see the module's documentation).
@@ -196,35 +217,67 @@ pub fn solve_slice_bitpar_wld<S: Finished>(
     src: &S,
     material: Material,
 ) -> Result<SolvedWld, SolveError<S::Error>> {
+    solve_slice_bitpar_wld_in(rules, src, material, None, &|_| {})
+}
+
+/// [`solve_slice_bitpar_wld`], reporting progress (four units a position, as the grouped
+/// solver), with the slice's arrays in scratch files where `mapped` says: then finished
+/// rounds are recorded and a stopped run's are taken over, as
+/// [`solve_slice_grouped_wld_in`] does (each solver takes over only its own records: the
+/// planes are this one's).
+///
+/// # Errors
+/// As [`solve_slice_grouped_wld_in`].
+///
+/// # Panics
+/// If [`bitpar_supports`] refuses the slice (a bug in the caller).
+pub fn solve_slice_bitpar_wld_in<S: Finished>(
+    rules: &Rules,
+    src: &S,
+    material: Material,
+    mapped: Option<&MappedResults>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SolvedWld, SolveError<S::Error>> {
     assert!(
         bitpar_supports(rules, material),
         "{material}: not bit-parallel"
     );
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
+    let kk = ix.kings_per_group();
     let lay = Layout::new(rules, material);
-    let oom = |e| SolveError::OutOfMemory(material, e);
-    let planes =
-        try_filled(ix.men_groups() * 2 * lay.rows as u64, || AtomicU64::new(0)).map_err(oom)?;
-    let mut values = [
-        Words::zeroed(n.div_ceil(32)).map_err(oom)?,
-        Words::zeroed(n.div_ceil(32)).map_err(oom)?,
+    let arrays = [
+        ("values", 0, n.div_ceil(32)),
+        ("values", 1, n.div_ceil(32)),
+        ("capture", 0, n.div_ceil(64)),
+        ("capture", 1, n.div_ceil(64)),
+        ("planes", 0, ix.men_groups() * 2 * lay.rows as u64),
     ];
-    let mut capture = [
-        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
-        Words::zeroed(n.div_ceil(64)).map_err(oom)?,
-    ];
+    let identity = format!("{} bit-parallel", Checkpoint::identity(rules, material, n));
+    let (words, mut checkpoint) = wld_arrays(material, identity, &arrays, mapped)?;
+    let [mut v0, mut v1, mut c0, mut c1, mut planes]: [Words; 5] = words
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("five arrays"));
     let steps = Steps::new(rules);
-    let (_, by_potential) = groups_by_potential(rules, &ix);
-    let [v0, v1] = &mut values;
-    let [c0, c1] = &mut capture;
+    let (sizes, by_potential) = groups_by_potential(rules, &ix);
+    let start = match checkpoint.as_ref() {
+        Some(c) if c.found_other(&sizes) => {
+            // Another run's values, of other rounds: cleared, and a fresh start.
+            for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes] {
+                w.atomics().iter().for_each(|x| x.store(0, Relaxed));
+            }
+            Progress::default()
+        }
+        Some(c) => c.start(&sizes).unwrap_or_default(),
+        None => Progress::default(),
+    };
     let cx = BitSlice {
         rules,
         src,
         ix: &ix,
         lay: &lay,
         steps: &steps,
-        planes: &planes,
+        planes: planes.atomics(),
         values: [v0.atomics(), v1.atomics()],
         capture: [c0.atomics(), c1.atomics()],
     };
@@ -232,30 +285,56 @@ pub fn solve_slice_bitpar_wld<S: Finished>(
     let pool: Vec<Mutex<Bufs<S::Cache>>> = (0..rayon::current_num_threads().max(1))
         .map(|_| Mutex::new(Bufs::default()))
         .collect();
-    let mut total = GroupResult::default();
-    for round in by_potential.iter().rev() {
+    let mut total = GroupResult {
+        counts: start.counts,
+        levels: start.levels,
+        ..GroupResult::default()
+    };
+    for (round_index, round) in by_potential.iter().rev().enumerate() {
+        if round_index < start.rounds_done {
+            progress(4 * kk * round.len() as u64);
+            continue;
+        }
         let one = |&grp: &u64| {
             let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
-            match pool[slot].try_lock() {
+            let r = match pool[slot].try_lock() {
                 Ok(mut b) => cx.solve_group(grp, &mut b),
                 Err(_) => cx.solve_group(grp, &mut Bufs::default()),
-            }
+            };
+            progress(4 * kk);
+            r
         };
         let r = round
             .par_iter()
             .map(one)
             .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?;
         total = total.merge(r);
+        if let Some(c) = checkpoint.as_mut() {
+            let done = Progress {
+                rounds_done: round_index + 1,
+                counts: total.counts,
+                levels: total.levels,
+                seconds: start.seconds,
+            };
+            c.after_round(&sizes, &done)
+                .map_err(|(path, e)| SolveError::Scratch {
+                    path,
+                    message: dtb_probe::report(&e),
+                })?;
+        }
+    }
+    if let Some(c) = checkpoint {
+        c.finish();
     }
     Ok(SolvedWld {
         material,
         size: n,
-        values,
-        capture,
+        values: [v0, v1],
+        capture: [c0, c1],
         counts: total.counts,
         levels: total.levels,
-        earlier_seconds: 0.0,
-        resumed_rounds: 0,
+        earlier_seconds: start.seconds,
+        resumed_rounds: start.rounds_done,
     })
 }
 
@@ -697,8 +776,12 @@ impl<S: Finished> BitSlice<'_, S> {
                 won_lost[side][1] += lost;
                 let code = (won * u64::from(WldCode::Win.bits()))
                     | (lost * u64::from(WldCode::Loss.bits()));
-                words[side].put(i / 32, code << (2 * (i % 32)));
-                caps[side].put(i / 64, u64::from(row.cap >> x & 1) << (i % 64));
+                words[side].put(i / 32, code << (2 * (i % 32)), 3 << (2 * (i % 32)));
+                caps[side].put(
+                    i / 64,
+                    u64::from(row.cap >> x & 1) << (i % 64),
+                    1 << (i % 64),
+                );
             }
         }
         won_lost.map(|[w, l]| [w, l, kk - w - l])
@@ -715,13 +798,16 @@ fn split_sides<T>(both: &mut [Vec<T>; 2], side: Color) -> (&mut [T], &mut [T]) {
     }
 }
 
-/// Bits gathered a word at a time into an array other groups write too: a word at either
-/// end of a group's range may be shared with the next group, hence `fetch_or` (every word
-/// starts at 0 and each position is written once).
+/// Bits gathered a word at a time into an array other groups write too. A word whose bits
+/// are all the group's is stored whole; one at either end of the group's range, shared with
+/// the next group, has the group's bits cleared and then set (`fetch_and`, `fetch_or`), so
+/// the other group's bits stay and bits a stopped run left there are overwritten.
 struct Flush<'a> {
     words: &'a [AtomicU64],
     at: u64,
     word: u64,
+    /// The bits of word `at` that the group writes.
+    mask: u64,
 }
 
 impl<'a> Flush<'a> {
@@ -730,24 +816,32 @@ impl<'a> Flush<'a> {
             words,
             at: u64::MAX,
             word: 0,
+            mask: 0,
         }
     }
 
-    /// Or `bits` into word `at` (the words come in order).
+    /// Write `bits` (within `mask`, the position's bits) of word `at` (the words come in
+    /// order).
     #[inline]
-    fn put(&mut self, at: u64, bits: u64) {
+    fn put(&mut self, at: u64, bits: u64, mask: u64) {
         if at != self.at {
             self.flush();
             self.at = at;
         }
         self.word |= bits;
+        self.mask |= mask;
     }
 
     fn flush(&mut self) {
-        if self.word != 0 {
-            self.words[self.at as usize].fetch_or(self.word, Relaxed);
+        if self.mask == u64::MAX {
+            self.words[self.at as usize].store(self.word, Relaxed);
+        } else if self.mask != 0 {
+            let w = &self.words[self.at as usize];
+            w.fetch_and(!self.mask, Relaxed);
+            w.fetch_or(self.word, Relaxed);
         }
         self.word = 0;
+        self.mask = 0;
     }
 }
 
@@ -802,5 +896,42 @@ mod tests {
     fn english_two_to_four_pieces_agree_with_the_grouped_solver() {
         let n = agrees_with_grouped(Rules::ENGLISH, 4);
         assert_eq!(n, 19, "slices compared");
+    }
+
+    /// The other rule sets it takes: Italian (men do not capture kings; captures ranked by
+    /// the Italian precedence) and English with a blocked side drawn.
+    #[test]
+    fn italian_and_english_blocked_draw_agree_with_the_grouped_solver() {
+        assert_eq!(agrees_with_grouped(Rules::ITALIAN, 4), 19);
+        let rules = Rules {
+            blocked: dtb_probe::internal::rules::BlockedOutcome::Draw,
+            ..Rules::ENGLISH
+        };
+        assert_eq!(agrees_with_grouped(rules, 4), 19);
+    }
+
+    /// Which rule sets it takes: 8x8 with short kings and compulsory capture.
+    #[test]
+    fn it_takes_short_kings_on_eight_by_eight_only() {
+        let m = Material::parse("1111").unwrap();
+        assert!(bitpar_supports(&Rules::ENGLISH, m));
+        assert!(bitpar_supports(&Rules::ITALIAN, m));
+        for rules in [
+            Rules::GRACZ8,
+            Rules::RUSSIAN,
+            Rules::POOL,
+            Rules::INTERNATIONAL,
+        ] {
+            assert!(!bitpar_supports(&rules, m), "{}", rules.name);
+        }
+        // No king to be the innermost, or a side without pieces.
+        assert!(!bitpar_supports(
+            &Rules::ENGLISH,
+            Material::parse("2020").unwrap()
+        ));
+        assert!(!bitpar_supports(
+            &Rules::ENGLISH,
+            Material::parse("1100").unwrap()
+        ));
     }
 }

@@ -42,7 +42,9 @@ mod group;
 mod reference;
 mod resume;
 
-pub use bitpar::{bitpar_supports, solve_slice_bitpar_wld};
+pub use bitpar::{
+    bitpar_memory, bitpar_supports, solve_slice_bitpar_wld, solve_slice_bitpar_wld_in,
+};
 use group::{solve_group, Scratch, SliceSolve, PROGRESS_BATCH};
 #[cfg(test)]
 pub(crate) use reference::solve_slice_reference;
@@ -610,13 +612,6 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
     if group_too_large(rules, material) {
         return Err(SolveError::GroupTooLarge(material));
     }
-    let scratch = |path: PathBuf| {
-        move |e: std::io::Error| SolveError::Scratch {
-            message: dtb_probe::report(&e),
-            path,
-        }
-    };
-    let arrays = [("values", 0), ("values", 1), ("capture", 0), ("capture", 1)];
     let len = |what: &str| {
         if what == "values" {
             n.div_ceil(32)
@@ -624,47 +619,14 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
             n.div_ceil(64)
         }
     };
-    // A stopped run's files are mapped again if its record matches and all four are whole.
-    let mut reopened = Vec::new();
-    if let Some(m) = mapped {
-        if Checkpoint::resumable(rules, material, n, &m.record(material)) {
-            for (what, side) in arrays {
-                let path = m.path(material, what, side);
-                match Words::reopen_in_file(len(what), &path, m.spill) {
-                    Ok(Some(w)) => reopened.push(w),
-                    Ok(None) => break,
-                    Err(e) => return Err(scratch(path)(e)),
-                }
-            }
-        }
-    }
-    let resume = reopened.len() == arrays.len();
-    if !resume {
-        // Some were whole, not all: they go (dropping them removes their files) before the
-        // fresh ones are made under the same names.
-        reopened.clear();
-    }
-    let mut words = Vec::with_capacity(arrays.len());
-    for (k, (what, side)) in arrays.into_iter().enumerate() {
-        words.push(match mapped {
-            None => Words::zeroed(len(what)).map_err(|e| SolveError::OutOfMemory(material, e))?,
-            Some(_) if resume => std::mem::take(&mut reopened[k]),
-            Some(m) => {
-                let path = m.path(material, what, side);
-                Words::zeroed_in_file(len(what), &path, m.spill).map_err(scratch(path))?
-            }
-        });
-    }
-    let mut checkpoint = mapped.map(|m| {
-        let files = words.iter().filter_map(Words::file).collect();
-        Checkpoint::new(
-            Checkpoint::identity(rules, material, n),
-            m.record(material),
-            files,
-            resume,
-            m.every,
-        )
-    });
+    let arrays = [("values", 0), ("values", 1), ("capture", 0), ("capture", 1)]
+        .map(|(what, side)| (what, side, len(what)));
+    let (words, mut checkpoint) = wld_arrays(
+        material,
+        Checkpoint::identity(rules, material, n),
+        &arrays,
+        mapped,
+    )?;
     let [mut v0, mut v1, mut c0, mut c1]: [Words; 4] = words
         .try_into()
         .unwrap_or_else(|_| unreachable!("four arrays"));
@@ -698,6 +660,63 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         earlier_seconds: figures.earlier_seconds,
         resumed_rounds: figures.resumed_rounds,
     })
+}
+
+/// The arrays of a WLD solve of `material`, each named `(what, side, words)` in `arrays`:
+/// zeroed on the heap; or with `mapped`, in scratch files, mapped again as a stopped run left
+/// them if its record says `identity` and every file is whole (else new and zero); with the
+/// checkpoints over the files.
+///
+/// # Errors
+/// [`SolveError::OutOfMemory`], [`SolveError::Scratch`].
+fn wld_arrays<E: std::error::Error + 'static>(
+    material: Material,
+    identity: String,
+    arrays: &[(&str, usize, u64)],
+    mapped: Option<&MappedResults>,
+) -> Result<(Vec<Words>, Option<Checkpoint>), SolveError<E>> {
+    let scratch = |path: PathBuf| {
+        move |e: std::io::Error| SolveError::Scratch {
+            message: dtb_probe::report(&e),
+            path,
+        }
+    };
+    // A stopped run's files are mapped again if its record matches and all are whole.
+    let mut reopened = Vec::new();
+    if let Some(m) = mapped {
+        if Checkpoint::resumable(&identity, &m.record(material)) {
+            for &(what, side, len) in arrays {
+                let path = m.path(material, what, side);
+                match Words::reopen_in_file(len, &path, m.spill) {
+                    Ok(Some(w)) => reopened.push(w),
+                    Ok(None) => break,
+                    Err(e) => return Err(scratch(path)(e)),
+                }
+            }
+        }
+    }
+    let resume = reopened.len() == arrays.len();
+    if !resume {
+        // Some were whole, not all: they go (dropping them removes their files) before the
+        // fresh ones are made under the same names.
+        reopened.clear();
+    }
+    let mut words = Vec::with_capacity(arrays.len());
+    for (k, &(what, side, len)) in arrays.iter().enumerate() {
+        words.push(match mapped {
+            None => Words::zeroed(len).map_err(|e| SolveError::OutOfMemory(material, e))?,
+            Some(_) if resume => std::mem::take(&mut reopened[k]),
+            Some(m) => {
+                let path = m.path(material, what, side);
+                Words::zeroed_in_file(len, &path, m.spill).map_err(scratch(path))?
+            }
+        });
+    }
+    let checkpoint = mapped.map(|m| {
+        let files = words.iter().filter_map(Words::file).collect();
+        Checkpoint::new(identity, m.record(material), files, resume, m.every)
+    });
+    Ok((words, checkpoint))
 }
 
 /// Runs `f` with this worker thread's buffers from `pool` (and `true`), or with fresh ones

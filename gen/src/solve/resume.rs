@@ -86,10 +86,10 @@ impl Checkpoint {
         }
     }
 
-    /// Whether slice `m`'s record at `record` matches `rules` and `n` (a stopped run's files
-    /// are worth mapping again).
-    pub(crate) fn resumable(rules: &Rules, m: Material, n: u64, record: &Path) -> bool {
-        read_record(record, &format!("{rules:?} slice {m} positions {n}")).is_some()
+    /// Whether the record at `record` was made for `identity` (a stopped run's files are
+    /// worth mapping again).
+    pub(crate) fn resumable(identity: &str, record: &Path) -> bool {
+        read_record(record, identity).is_some()
     }
 
     /// Where the slice stands, given the number of groups of each of its rounds: what the
@@ -226,27 +226,41 @@ mod tests {
         // Other rounds, rules, slice or size: nothing to resume.
         assert_eq!(again.start(&[1, 4, 9, 4]), None);
         assert!(again.found_other(&[1, 4, 9, 4]));
-        assert!(Checkpoint::resumable(&Rules::ENGLISH, m, 1000, &record));
-        assert!(!Checkpoint::resumable(&Rules::ENGLISH, m, 1001, &record));
+        assert!(Checkpoint::resumable(
+            &Checkpoint::identity(&Rules::ENGLISH, m, 1000),
+            &record
+        ));
         assert!(!Checkpoint::resumable(
-            &Rules::INTERNATIONAL,
-            m,
-            1000,
+            &Checkpoint::identity(&Rules::ENGLISH, m, 1001),
+            &record
+        ));
+        assert!(!Checkpoint::resumable(
+            &Checkpoint::identity(&Rules::INTERNATIONAL, m, 1000),
             &record
         ));
         let other = Material::parse("1112").unwrap();
         assert!(!Checkpoint::resumable(
-            &Rules::ENGLISH,
-            other,
-            1000,
+            &Checkpoint::identity(&Rules::ENGLISH, other, 1000),
             &record
         ));
+        // Another solver's record of the same slice.
+        let bits = format!(
+            "{} bit-parallel",
+            Checkpoint::identity(&Rules::ENGLISH, m, 1000)
+        );
+        assert!(!Checkpoint::resumable(&bits, &record));
         // A torn or foreign record is none.
         let text = std::fs::read_to_string(&record).unwrap();
         std::fs::write(&record, &text[..text.len() / 2]).unwrap();
-        assert!(!Checkpoint::resumable(&Rules::ENGLISH, m, 1000, &record));
+        assert!(!Checkpoint::resumable(
+            &Checkpoint::identity(&Rules::ENGLISH, m, 1000),
+            &record
+        ));
         std::fs::write(&record, text.replace("\"levels\":7", "\"levels\":-7")).unwrap();
-        assert!(!Checkpoint::resumable(&Rules::ENGLISH, m, 1000, &record));
+        assert!(!Checkpoint::resumable(
+            &Checkpoint::identity(&Rules::ENGLISH, m, 1000),
+            &record
+        ));
         // Within a minute of the last record, and after the last round, nothing is written.
         let mut c = Checkpoint::new(
             Checkpoint::identity(&Rules::ENGLISH, m, 1000),
