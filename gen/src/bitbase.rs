@@ -188,6 +188,7 @@ pub fn solve_kings_wld<S: Finished>(
         levels: passes,
         earlier_seconds: 0.0,
         resumed_rounds: 0,
+        threats: None,
     })
 }
 

@@ -858,6 +858,7 @@ fn solve_full(
                 capture: [&mut cap0, &mut cap1],
                 counts: c,
                 max_plies,
+                threats: None,
             },
         )?,
     };
@@ -895,8 +896,11 @@ struct WldOut<'a> {
     /// not read.
     outcomes: [&'a mut [u64]; 2],
     /// Per side (both, stored or not), one bit a position: the side to move must capture.
-    /// Threat positions are added in place when the file is version 3.
+    /// Threat positions are added in place when the file is version 3, unless `threats`.
     capture: [&'a mut [u64]; 2],
+    /// Where the solver marked the threat positions in `capture` already: how many, per
+    /// side ([`SolvedWld::threats`]).
+    threats: Option<[u64; 2]>,
     /// Per side: wins, losses, draws.
     counts: [[u64; 3]; 2],
     /// The longest distance in plies (recorded only by builds that solve distances).
@@ -923,6 +927,7 @@ fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
         capture: [cap0, cap1],
         counts,
         max_plies,
+        threats: found,
     } = out;
     let mut outcomes = Vec::from(outcomes);
     if m == m.mirror() {
@@ -932,7 +937,9 @@ fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let v3 = plan.writes_threats();
     let mut threats = 0;
-    if v3 {
+    if let (true, Some(t)) = (v3, found) {
+        threats = t[0] + if outcomes.len() == 2 { t[1] } else { 0 };
+    } else if v3 {
         let ix = SliceIndex::new(m, plan.rules.geometry());
         threats = add_threats(&plan.rules, &ix, Color::White, cap0, cap1);
         if outcomes.len() == 2 {
@@ -1102,7 +1109,9 @@ fn solve_wld_from<S: Finished>(
     match method {
         WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &|n| obs.progress(n)),
         WldSolver::BitParallel => {
-            solve_slice_bitpar_wld_in(&plan.rules, src, m, mapped, &|n| obs.progress(n))
+            solve_slice_bitpar_wld_in(&plan.rules, src, m, plan.writes_threats(), mapped, &|n| {
+                obs.progress(n)
+            })
         }
         WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
             &plan.rules,
@@ -1208,6 +1217,7 @@ fn solve_wld(
         capture: [cap0, cap1],
         counts: c,
         resumed_rounds,
+        threats,
         ..
     } = solved;
     if symmetric {
@@ -1227,6 +1237,7 @@ fn solve_wld(
             capture: [&mut cap0, &mut cap1],
             counts: c,
             max_plies: 0,
+            threats,
         },
     )?;
     drop((cap0, cap1, v0, v1));

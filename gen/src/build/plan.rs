@@ -399,7 +399,9 @@ impl Plan {
     /// solver's planes.
     pub fn results_disk_bytes(&self, m: Material, threads: usize) -> u64 {
         match self.wld_solver(m, threads).0 {
-            WldSolver::BitParallel => bitpar_memory(&self.rules, m, threads).0,
+            WldSolver::BitParallel => {
+                bitpar_memory(&self.rules, m, self.writes_threats(), threads).0
+            }
             _ => wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size()),
         }
     }
@@ -408,7 +410,7 @@ impl Plan {
     fn wld_solver_with(&self, m: Material, threads: usize, mapped: bool) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
         if m.men() > 0 && bitpar_supports(&self.rules, m) {
-            let (results, rest) = bitpar_memory(&self.rules, m, threads);
+            let (results, rest) = bitpar_memory(&self.rules, m, self.writes_threats(), threads);
             return (
                 WldSolver::BitParallel,
                 rest + if mapped { 0 } else { results },

@@ -125,6 +125,8 @@ struct Row {
     nonloss: u32,
     /// Slots where the side to move must capture.
     cap: u32,
+    /// Threat positions (found where the solve finds them: [`BitSlice::threat_slots`]).
+    threat: u32,
 }
 
 /// A move of another king: the row it leads to, and the square it moves to (as a bit: the
@@ -176,23 +178,37 @@ struct BitSlice<'a, S> {
     /// rows + row`): won slots in the low 32 bits, lost ones in the high 32. What a man move
     /// into a solved group reads, a row at a time.
     planes: &'a [AtomicU64],
+    /// Where threat positions are found: the solved groups' capture slots, one word a group
+    /// and row (`group * rows + row`), White to move in the low 32 bits, Black in the high
+    /// 32: what a man move into a solved group reads to test a threat position's successor.
+    caps: &'a [AtomicU64],
     /// The slice's outcomes (WLD file codes, 2 bits a position) and capture bits, per side,
     /// in the slice's index order.
     values: [&'a [AtomicU64]; 2],
     capture: [&'a [AtomicU64]; 2],
+    /// Find the threat positions and mark them in `capture` too.
+    threats: bool,
 }
 
 /// Peak heap bytes [`solve_slice_bitpar_wld_in`] is expected to use for slice `material` on
 /// `threads` threads: (the slice's arrays: outcomes, capture flags and the planes the men
 /// moves read, which go to scratch files where the results are mapped; the rest: each
 /// worker's row buffers and the rounds' group lists).
-pub fn bitpar_memory(rules: &Rules, material: Material, threads: usize) -> (u64, u64) {
+///
+/// With `threats` (the solve finds threat positions), the capture slots of each group and
+/// row (8 bytes) are among the slice's arrays too.
+pub fn bitpar_memory(
+    rules: &Rules,
+    material: Material,
+    threats: bool,
+    threads: usize,
+) -> (u64, u64) {
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let lay = Layout::new(rules, material);
     let rows = lay.rows as u64;
     let groups = ix.men_groups();
-    let planes = groups * 2 * rows * 8;
+    let planes = groups * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 20)
     // and dirty flags (2), and up to four moves (8 bytes each) of each other king.
@@ -217,14 +233,16 @@ pub fn solve_slice_bitpar_wld<S: Finished>(
     src: &S,
     material: Material,
 ) -> Result<SolvedWld, SolveError<S::Error>> {
-    solve_slice_bitpar_wld_in(rules, src, material, None, &|_| {})
+    solve_slice_bitpar_wld_in(rules, src, material, false, None, &|_| {})
 }
 
 /// [`solve_slice_bitpar_wld`], reporting progress (four units a position, as the grouped
 /// solver), with the slice's arrays in scratch files where `mapped` says: then finished
 /// rounds are recorded and a stopped run's are taken over, as
 /// [`solve_slice_grouped_wld_in`] does (each solver takes over only its own records: the
-/// planes are this one's).
+/// planes are this one's). With `threats`, the threat positions of a format version 3 file
+/// are found too, a row at a time (`BitSlice::threat_slots`), and marked in the capture
+/// bits (then every "don't care" position: [`SolvedWld::threats`]).
 ///
 /// # Errors
 /// As [`solve_slice_grouped_wld_in`].
@@ -235,6 +253,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     rules: &Rules,
     src: &S,
     material: Material,
+    threats: bool,
     mapped: Option<&MappedResults>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedWld, SolveError<S::Error>> {
@@ -246,24 +265,33 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     let n = ix.size();
     let kk = ix.kings_per_group();
     let lay = Layout::new(rules, material);
+    let with_threats = rules.capture_compulsory && threats;
     let arrays = [
         ("values", 0, n.div_ceil(32)),
         ("values", 1, n.div_ceil(32)),
         ("capture", 0, n.div_ceil(64)),
         ("capture", 1, n.div_ceil(64)),
         ("planes", 0, ix.men_groups() * 2 * lay.rows as u64),
+        // The capture words, where threat positions are found.
+        ("planes", 1, ix.men_groups() * lay.rows as u64),
     ];
-    let identity = format!("{} bit-parallel", Checkpoint::identity(rules, material, n));
-    let (words, mut checkpoint) = wld_arrays(material, identity, &arrays, mapped)?;
-    let [mut v0, mut v1, mut c0, mut c1, mut planes]: [Words; 5] = words
+    let arrays = &arrays[..if with_threats { 6 } else { 5 }];
+    let identity = format!(
+        "{} bit-parallel{}",
+        Checkpoint::identity(rules, material, n),
+        if threats { " threats" } else { "" }
+    );
+    let (mut words, mut checkpoint) = wld_arrays(material, identity, arrays, mapped)?;
+    words.resize_with(6, Words::default);
+    let [mut v0, mut v1, mut c0, mut c1, mut planes, mut caps]: [Words; 6] = words
         .try_into()
-        .unwrap_or_else(|_| unreachable!("five arrays"));
+        .unwrap_or_else(|_| unreachable!("six arrays"));
     let steps = Steps::new(rules);
     let (sizes, by_potential) = groups_by_potential(rules, &ix);
     let start = match checkpoint.as_ref() {
         Some(c) if c.found_other(&sizes) => {
             // Another run's values, of other rounds: cleared, and a fresh start.
-            for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes] {
+            for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes, &mut caps] {
                 w.atomics().iter().for_each(|x| x.store(0, Relaxed));
             }
             Progress::default()
@@ -278,8 +306,10 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         lay: &lay,
         steps: &steps,
         planes: planes.atomics(),
+        caps: caps.atomics(),
         values: [v0.atomics(), v1.atomics()],
         capture: [c0.atomics(), c1.atomics()],
+        threats: with_threats,
     };
     // One set of buffers a worker thread, kept from group to group.
     let pool: Vec<Mutex<Bufs<S::Cache>>> = (0..rayon::current_num_threads().max(1))
@@ -290,6 +320,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         levels: start.levels,
         ..GroupResult::default()
     };
+    let mut found = start.threats;
     for (round_index, round) in by_potential.iter().rev().enumerate() {
         if round_index < start.rounds_done {
             progress(4 * kk * round.len() as u64);
@@ -304,17 +335,19 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
             progress(4 * kk);
             r
         };
-        let r = round
-            .par_iter()
-            .map(one)
-            .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?;
+        let (r, t) = round.par_iter().map(one).try_reduce(
+            || (GroupResult::default(), [0, 0]),
+            |(a, ta), (b, tb)| Ok((a.merge(b), [ta[0] + tb[0], ta[1] + tb[1]])),
+        )?;
         total = total.merge(r);
+        found = [found[0] + t[0], found[1] + t[1]];
         if let Some(c) = checkpoint.as_mut() {
             let done = Progress {
                 rounds_done: round_index + 1,
                 counts: total.counts,
                 levels: total.levels,
                 seconds: start.seconds,
+                threats: found,
             };
             c.after_round(&sizes, &done)
                 .map_err(|(path, e)| SolveError::Scratch {
@@ -335,6 +368,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         levels: total.levels,
         earlier_seconds: start.seconds,
         resumed_rounds: start.rounds_done,
+        threats: with_threats.then_some(found),
     })
 }
 
@@ -346,11 +380,12 @@ fn from_of(g: &Geometry, to: u32, d: Dir) -> u32 {
 
 impl<S: Finished> BitSlice<'_, S> {
     /// Solve group `grp`: its rows and moves, every slot's start, the iteration, the write-out.
+    /// Returns the group's figures and its threat positions per side.
     fn solve_group(
         &self,
         grp: u64,
         b: &mut Bufs<S::Cache>,
-    ) -> Result<GroupResult, SolveError<S::Error>> {
+    ) -> Result<(GroupResult, [u64; 2]), SolveError<S::Error>> {
         let dec = self.ix.group_decoder(grp);
         let odec = self.lay.others.group_decoder(grp);
         self.rows_of(&dec, &odec, b);
@@ -362,14 +397,23 @@ impl<S: Finished> BitSlice<'_, S> {
                 b.dirty[side.index()][r] = row.open != 0;
             }
         }
+        if self.threats {
+            let men = dec.men();
+            for r in 0..self.lay.rows {
+                for side in [Color::White, Color::Black] {
+                    b.rows[side.index()][r].threat = self.threat_slots(men, r, side, b);
+                }
+            }
+        }
         self.copy_captures(&odec.ranker(), b);
         let passes = self.iterate(b);
-        let counts = self.write_out(grp, &dec, &odec.ranker(), b);
-        Ok(GroupResult {
+        let (counts, threats) = self.write_out(grp, &dec, &odec.ranker(), b);
+        let figures = GroupResult {
             counts,
             levels: passes,
             ..GroupResult::default()
-        })
+        };
+        Ok((figures, threats))
     }
 
     /// The group's rows: their other kings, their valid slots and the other kings' moves.
@@ -455,10 +499,15 @@ impl<S: Finished> BitSlice<'_, S> {
     /// the board without the innermost king (which blocks one landing square at most, so a
     /// capture stays wherever two landing squares exist), and the captures the innermost
     /// king makes (its colour to move) or suffers (the other's).
-    fn capture_slots(&self, dec: &GroupDecoder, (wo, bo): (u64, u64), side: Color, v: u32) -> u32 {
+    fn capture_slots(
+        &self,
+        (wmen, bmen): (u64, u64),
+        (wo, bo): (u64, u64),
+        side: Color,
+        v: u32,
+    ) -> u32 {
         let rules = self.rules;
         let g = rules.geometry();
-        let (wmen, bmen) = dec.men();
         let (own_men, own_kings, opp, opp_kings) = match side {
             Color::White => (wmen, wo, bmen | bo, bo),
             Color::Black => (bmen, bo, wmen | wo, wo),
@@ -524,7 +573,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let others = b.kings[r];
         let v = b.valid[r];
         let mut row = Row {
-            cap: self.capture_slots(dec, others, side, v),
+            cap: self.capture_slots(dec.men(), others, side, v),
             ..Row::default()
         };
         // The capture positions of which this slot is the first copy (see `copy_captures`).
@@ -625,6 +674,79 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
             }
         }
+    }
+
+    /// The threat positions of row `r` of `side`, a word at a time: the side to move has no
+    /// capture, the other side has one (the same row of the other side), it has a quiet move,
+    /// and no quiet move leads to a position where the other side, then to move, has no
+    /// capture while the mover would have one
+    /// ([`dtb_probe::internal::value::is_threat_dont_care`]). The successors' capture slots
+    /// come from the group's rows (king moves), the solved groups' capture words (man
+    /// moves) or [`BitSlice::capture_slots`] on the board after a crowning.
+    fn threat_slots(&self, men: (u64, u64), r: usize, side: Color, b: &Bufs<S::Cache>) -> u32 {
+        let v = b.valid[r];
+        let (s, o) = (side.index(), side.opponent().index());
+        let cand = v & !b.rows[s][r].cap & b.rows[o][r].cap;
+        if cand == 0 {
+            return 0;
+        }
+        // Slots of a successor (the other side to move) that break the rule.
+        let breaks = |mine: u32, theirs: u32| mine & !theirs;
+        let g = self.rules.geometry();
+        let (mut any, mut bad) = (0u32, 0u32);
+        if side == self.lay.inner {
+            let u = breaks(b.rows[s][r].cap, b.rows[o][r].cap);
+            for d in Dir::ALL {
+                any |= from_of(g, v, d);
+                bad |= from_of(g, u, d);
+            }
+        }
+        let (lo, hi) = Self::range(&b.starts, r, side);
+        for m in &b.moves[lo..hi] {
+            let t = m.row as usize;
+            any |= !m.to;
+            bad |= breaks(b.rows[s][t].cap, b.rows[o][t].cap) & !m.to;
+        }
+        let (wo, bo) = b.kings[r];
+        for e in b.exits.iter().filter(|e| e.side == side) {
+            if (wo | bo) >> e.to & 1 != 0 {
+                continue; // another king stands in the way
+            }
+            let avail = !(1u32 << e.to);
+            any |= avail;
+            if cand & !bad == 0 {
+                return 0;
+            }
+            let (mine, theirs) = match &e.group {
+                // A solved group of the slice: its capture slots, a row at a time.
+                Some((grp, rank)) => {
+                    let c = self.caps[*grp as usize * self.lay.rows + rank.rank(wo, bo) as usize]
+                        .load(Relaxed);
+                    let (w, b) = (c as u32, (c >> 32) as u32);
+                    match side {
+                        Color::White => (w, b),
+                        Color::Black => (b, w),
+                    }
+                }
+                // A crowning: the man off its square, a king on the one it reaches.
+                None => {
+                    let crown = 1u64 << e.to;
+                    let gone = 1u64 << e.from;
+                    let (men2, others2) = match side {
+                        Color::White => ((men.0 ^ gone, men.1), (wo | crown, bo)),
+                        Color::Black => ((men.0, men.1 ^ gone), (wo, bo | crown)),
+                    };
+                    let occ = men2.0 | men2.1 | others2.0 | others2.1;
+                    let v2 = (g.all & !occ) as u32;
+                    (
+                        self.capture_slots(men2, others2, side, v2),
+                        self.capture_slots(men2, others2, side.opponent(), v2),
+                    )
+                }
+            };
+            bad |= avail & breaks(mine, theirs);
+        }
+        cand & any & !bad
     }
 
     /// The moves of `side`'s other kings from row `r`: a range of the group's move list.
@@ -742,26 +864,32 @@ impl<S: Finished> BitSlice<'_, S> {
     }
 
     /// Writes the group's planes for the groups that reach it, and its outcomes and capture
-    /// bits in the slice's index order (the innermost king of each position the lowest of
-    /// its colour); returns its wins, losses and draws per side.
+    /// bits (and threat positions, where it finds them) in the slice's index order (the
+    /// innermost king of each position the lowest of its colour); returns its wins, losses
+    /// and draws per side, and its threat positions per side.
     fn write_out(
         &self,
         grp: u64,
         dec: &GroupDecoder,
         rank: &KingsRanker,
         b: &Bufs<S::Cache>,
-    ) -> [[u64; 3]; 2] {
+    ) -> ([[u64; 3]; 2], [u64; 2]) {
         let rows = self.lay.rows;
         for side in 0..2 {
             let base = (grp as usize * 2 + side) * rows;
             for (r, row) in b.rows[side].iter().enumerate() {
                 let p = u64::from(row.win) | u64::from(row.loss) << 32;
                 self.planes[base + r].store(p, Relaxed);
+                if self.threats && side == 0 {
+                    let c = u64::from(row.cap) | u64::from(b.rows[1][r].cap) << 32;
+                    self.caps[grp as usize * rows + r].store(c, Relaxed);
+                }
             }
         }
         let kk = self.ix.kings_per_group();
         let base = grp * kk;
         let mut won_lost = [[0u64; 2]; 2];
+        let mut threats = [0u64; 2];
         let mut words = [Flush::new(self.values[0]), Flush::new(self.values[1])];
         let mut caps = [Flush::new(self.capture[0]), Flush::new(self.capture[1])];
         for (j, kings) in dec.kings_from(0).enumerate() {
@@ -777,14 +905,13 @@ impl<S: Finished> BitSlice<'_, S> {
                 let code = (won * u64::from(WldCode::Win.bits()))
                     | (lost * u64::from(WldCode::Loss.bits()));
                 words[side].put(i / 32, code << (2 * (i % 32)), 3 << (2 * (i % 32)));
-                caps[side].put(
-                    i / 64,
-                    u64::from(row.cap >> x & 1) << (i % 64),
-                    1 << (i % 64),
-                );
+                let threat = u64::from(row.threat >> x & 1);
+                threats[side] += threat;
+                let dc = u64::from(row.cap >> x & 1) | threat;
+                caps[side].put(i / 64, dc << (i % 64), 1 << (i % 64));
             }
         }
-        won_lost.map(|[w, l]| [w, l, kk - w - l])
+        (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats)
     }
 }
 
@@ -855,15 +982,19 @@ impl Drop for Flush<'_> {
 mod tests {
     use super::*;
     use crate::bitbase::solve_kings_wld;
+    use crate::compress::add_threats;
     use crate::store::{Codes, Store};
 
     /// Solves every slice of `rules` up to `pieces` with the grouped WLD solver (kings only:
     /// the bit solver) into a store of outcomes, and each slice the bit-parallel solver
     /// takes with it too, from the same store: every position's outcome and capture flag,
-    /// and the counts, must agree. Returns the slices compared.
+    /// and the counts, must agree; and solved with threat positions, its "don't care" bits
+    /// must be the grouped solver's capture bits with the writer's threat pass
+    /// (`add_threats`) added. Returns the slices compared.
     fn agrees_with_grouped(rules: Rules, pieces: u32) -> usize {
         let mut store = Store::new(rules);
         let mut compared = 0;
+        let mut threats = 0;
         for m in Material::solve_order(pieces, rules.max_pieces_per_side()) {
             let want = if m.men() == 0 {
                 solve_kings_wld(&rules, &store, m, &|_| {}).unwrap()
@@ -879,6 +1010,19 @@ mod tests {
                     }
                 }
                 assert_eq!(got.counts, want.counts, "{m}");
+                assert_eq!(got.threats, None);
+                // With threat positions: the capture bits of both sides with those the
+                // writer's threat pass adds, and the same counts.
+                let ix = SliceIndex::new(m, rules.geometry());
+                let (mut c0, mut c1) = (want.capture[0].to_vec(), want.capture[1].to_vec());
+                let t0 = add_threats(&rules, &ix, Color::White, &mut c0, &c1);
+                let t1 = add_threats(&rules, &ix, Color::Black, &mut c1, &c0);
+                let got =
+                    solve_slice_bitpar_wld_in(&rules, &store, m, true, None, &|_| {}).unwrap();
+                assert_eq!(got.threats, Some([t0, t1]), "{m}");
+                assert!(got.capture[0].to_vec() == c0, "{m}: White's threats differ");
+                assert!(got.capture[1].to_vec() == c1, "{m}: Black's threats differ");
+                threats += t0 + t1;
                 compared += 1;
             }
             let [a, b] = want.values;
@@ -887,6 +1031,7 @@ mod tests {
                 [Some(Codes::Wld(a.to_vec())), Some(Codes::Wld(b.to_vec()))],
             );
         }
+        assert!(threats > 0, "no threat position compared");
         compared
     }
 

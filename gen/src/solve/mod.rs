@@ -119,6 +119,11 @@ pub struct SolvedWld {
     pub earlier_seconds: f64,
     /// Rounds taken over from those runs (0 for a slice solved in one run).
     pub resumed_rounds: usize,
+    /// Where the solver found the threat positions itself (format version 3,
+    /// [`dtb_probe::internal::value::is_threat_dont_care`]): per side, how many, and
+    /// `capture` marks them too (every "don't care" position of the file). `None`: `capture`
+    /// marks capture positions alone.
+    pub threats: Option<[u64; 2]>,
 }
 
 impl SolvedWld {
@@ -659,6 +664,7 @@ pub fn solve_slice_grouped_wld_in<S: Finished>(
         levels: figures.levels,
         earlier_seconds: figures.earlier_seconds,
         resumed_rounds: figures.resumed_rounds,
+        threats: None,
     })
 }
 
@@ -903,6 +909,7 @@ fn grouped<S: Finished, R: Results>(
                 counts: total.counts,
                 levels: total.levels,
                 seconds: start.seconds,
+                threats: [0, 0],
             };
             c.after_round(&sizes, &done)
                 .map_err(|(path, e)| SolveError::Scratch {

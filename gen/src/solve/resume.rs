@@ -33,6 +33,8 @@ pub(crate) struct Progress {
     pub levels: usize,
     /// Solving time of the earlier runs that finished those rounds, in seconds.
     pub seconds: f64,
+    /// Threat positions those rounds found, per side (a solver that finds them).
+    pub threats: [u64; 2],
 }
 
 /// The checkpoints of one slice: its record file, and the mapped files the record speaks
@@ -129,6 +131,7 @@ impl Checkpoint {
             "rounds_done": done.rounds_done,
             "counts": done.counts,
             "levels": done.levels,
+            "threats": done.threats,
             "seconds": done.seconds + self.started.elapsed().as_secs_f64(),
         });
         let tmp = self.record.with_extension("json.tmp");
@@ -173,11 +176,23 @@ fn read_record(path: &Path, identity: &str) -> Option<(Vec<usize>, Progress)> {
             *x = uint(y)?;
         }
     }
+    // Threat counts: absent from the records of a solver that does not find them.
+    let mut threats = [0u64; 2];
+    if let Some(t) = v.get("threats") {
+        let t = t.as_array()?;
+        if t.len() != 2 {
+            return None;
+        }
+        for (x, y) in threats.iter_mut().zip(t) {
+            *x = uint(y)?;
+        }
+    }
     let progress = Progress {
         rounds_done: usize::try_from(uint(v.get("rounds_done")?)?).ok()?,
         counts,
         levels: usize::try_from(uint(v.get("levels")?)?).ok()?,
         seconds: v.get("seconds")?.as_f64().filter(|s| *s >= 0.0)?,
+        threats,
     };
     Some((rounds, progress))
 }
@@ -210,6 +225,7 @@ mod tests {
             counts: [[1, 2, 3], [4, 5, 6]],
             levels: 7,
             seconds: 10.0,
+            threats: [8, 9],
         };
         c.after_round(&rounds, &done).unwrap();
         let again = Checkpoint::new(
@@ -221,6 +237,7 @@ mod tests {
         );
         let p = again.start(&rounds).unwrap();
         assert_eq!((p.rounds_done, p.counts, p.levels), (2, done.counts, 7));
+        assert_eq!(p.threats, [8, 9]);
         assert!(p.seconds >= 10.0, "{p:?}");
         assert!(!again.found_other(&rounds));
         // Other rounds, rules, slice or size: nothing to resume.
