@@ -508,7 +508,8 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "slices": stats.len(), "positions": positions, "solved": solved,
                 "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
-                "distance_kind": distance.to_lowercase(),
+                // null for a WLD-only build (no distance files).
+                "distance_kind": plan.values().distance().map(|_| distance.to_lowercase()),
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
             })

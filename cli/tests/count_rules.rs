@@ -158,6 +158,7 @@ fn dtc_tables_from_the_command_line() {
     assert!(text(&out.stdout).contains("DTC"));
     let out = dtb(&["verify", "--variant", v, "--dir", d]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    cursed_counts_are_verified(dir.path(), v);
     // A king against a king: won, 9 plies to conversion (the capture), a draw once the
     // counter leaves fewer plies than that.
     let fen = "W:WK32:BK26";
@@ -265,4 +266,41 @@ fn dtc_tables_from_the_command_line() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// `dtb verify` checks the cursed wins and blessed losses a DTC header states: a king
+/// against two kings (0102, which also holds `W:WK1,K19:BK27` colour-reversed) has cursed
+/// wins under 20 plies, and a header claiming one more for Black to move fails the slice,
+/// naming both figures; restored, the file passes again.
+fn cursed_counts_are_verified(dir: &std::path::Path, v: &str) {
+    use dtb_probe::internal::format::{Header, HEADER_LEN};
+    let path = dir.join("english-0102.dtc");
+    let good = std::fs::read(&path).unwrap();
+    let mut h = Header::decode(&good).unwrap();
+    let c = h.cursed;
+    assert!(c[1][0] > 0, "0102 has cursed wins under 20 plies: {c:?}");
+    h.cursed[1][0] += 1;
+    let mut bad = good.clone();
+    bad[..HEADER_LEN].copy_from_slice(&h.encode());
+    std::fs::write(&path, &bad).unwrap();
+    let d = dir.to_str().unwrap();
+    let out = dtb(&["verify", "--variant", v, "--dir", d]);
+    let t = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("slice 0102: FAILED"), "{t}");
+    let figures = |bw: u64| {
+        format!(
+            "{} and {bw} cursed wins, {} and {} blessed losses (white, black to move)",
+            c[0][0], c[0][1], c[1][1]
+        )
+    };
+    let want = format!(
+        "english-0102.dtc: header states {}; the values: {}",
+        figures(c[1][0] + 1),
+        figures(c[1][0])
+    );
+    assert!(t.contains(&want), "{want}\n{t}");
+    std::fs::write(&path, &good).unwrap();
+    let out = dtb(&["verify", "--variant", v, "--dir", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }

@@ -452,11 +452,20 @@ fn a_build_killed_mid_slice_resumes_at_its_last_record() {
         }
     }
     let slice = stopped.expect("no run was stopped with a record in place");
-    let line = run_to_the_end(&args)
+    let lines: Vec<serde_json::Value> = run_to_the_end(&args)
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .collect();
+    let line = lines
+        .iter()
         .find(|v| v["slice"] == slice.as_str())
         .unwrap_or_else(|| panic!("no --json line for slice {slice}"));
+    // The summary of a WLD-only build names no kind of distance.
+    let summary = lines
+        .iter()
+        .find(|v| v["summary"] == true)
+        .expect("summary");
+    assert!(summary["distance_kind"].is_null(), "{summary}");
     assert!(
         line["resumed_rounds"].as_u64().unwrap() > 0,
         "slice {slice} did not take its recorded rounds over: {line}"

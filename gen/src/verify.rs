@@ -6,8 +6,9 @@
 //! draw that had a winning move would see a successor marked lost.
 //!
 //! Checking every position (no `--sample`), it also adds up the true values and checks the
-//! figures each header states: the win/loss/draw counts of each side, and the longest distance
-//! (a DTW file's largest stored code; a WLD file's longest true distance, where stated).
+//! figures each header states: the win/loss/draw counts of each side, the longest distance
+//! (a DTW file's largest stored code; a WLD file's longest true distance, where stated), and
+//! a DTC file's cursed wins and blessed losses of each side (under the profile it states).
 //!
 //! A slice without a DTW file (`dtb gen --wld-only`) is checked on outcomes alone: a win
 //! needs a successor lost, a loss every successor won, a draw neither. That catches a wrong
@@ -29,7 +30,7 @@ use dtb_probe::internal::value::{
     blocked_code, is_capture_position, is_threat_dont_care, Best, Code, DRAW, FLIP,
 };
 use dtb_probe::movegen::{legal_moves, Counting};
-use dtb_probe::{fen, Material, Tablebase, Wld};
+use dtb_probe::{fen, Category, Material, Tablebase, Wld};
 use rayon::prelude::*;
 
 use crate::values::{Values, ALL};
@@ -369,7 +370,9 @@ impl SliceCheck<'_> {
             };
         if self.whole {
             if let (Ok(w), Ok(code)) = (&stored_wld, &stored) {
-                fig.add(side, w.wld(), self.dtw.map(|_| *code));
+                let category = (self.dtw.is_some() && self.kind == ValueKind::Dtc)
+                    .then(|| tb.count_profile().category(&pos.material(), *code));
+                fig.add(side, w.wld(), self.dtw.map(|_| *code), category);
                 if self.dtw.is_some() {
                     fig.max_stored = fig.max_stored.max(code.bits() & !FLIP);
                 }
@@ -536,16 +539,25 @@ struct Figures {
     max_stored: u16,
     /// Positions whose value could not be read (reported elsewhere): no figure is checked.
     unknown: u64,
+    /// With DTC tables: cursed wins and blessed losses, white to move then black to move.
+    cursed: [[u64; 2]; 2],
 }
 
 impl Figures {
-    fn add(&mut self, side: Color, w: Wld, dtw_code: Option<Code>) {
+    /// Count a position of `side` to move by its outcome `w`, its distance code if there is
+    /// one, and under a count profile its category.
+    fn add(&mut self, side: Color, w: Wld, dtw_code: Option<Code>, category: Option<Category>) {
         let k = match w {
             Wld::Win => 0,
             Wld::Loss => 1,
             Wld::Draw => 2,
         };
         self.counts[side.index()][k] += 1;
+        match category {
+            Some(Category::CursedWin) => self.cursed[side.index()][0] += 1,
+            Some(Category::BlessedLoss) => self.cursed[side.index()][1] += 1,
+            _ => {}
+        }
         if let Some(c) = dtw_code {
             self.max_true = self.max_true.max(c.bits() & !FLIP);
         }
@@ -561,7 +573,12 @@ impl Figures {
             None => tb.probe_wld(pos).map(|w| (w, None)),
         };
         match got {
-            Ok((w, code)) => self.add(pos.side_to_move(), w, code),
+            Ok((w, code)) => {
+                let category = code
+                    .filter(|_| kind == Some(ValueKind::Dtc))
+                    .map(|c| tb.count_profile().category(&pos.material(), c));
+                self.add(pos.side_to_move(), w, code, category);
+            }
             Err(_) => self.unknown += 1,
         }
     }
@@ -575,12 +592,21 @@ impl Figures {
         self.max_true = self.max_true.max(o.max_true);
         self.max_stored = self.max_stored.max(o.max_stored);
         self.unknown += o.unknown;
+        for (a, b) in self
+            .cursed
+            .iter_mut()
+            .flatten()
+            .zip(o.cursed.iter().flatten())
+        {
+            *a += b;
+        }
     }
 
     /// What the header of a `kind` file of a slice of `n` positions a side states that these
     /// values contradict: the win/loss/draw counts of each side (they must add up to `n`), and
     /// the longest distance (DTW: the largest stored code less one; WLD, where not 0 for
-    /// unknown: the longest true distance, when the DTW file was read).
+    /// unknown: the longest true distance, when the DTW file was read), and for DTC the
+    /// cursed wins and blessed losses of each side.
     fn header_problems(
         &self,
         h: &dtb_probe::internal::format::Header,
@@ -606,6 +632,19 @@ impl Figures {
                     vc[2]
                 ));
             }
+        }
+        if kind == ValueKind::Dtc && h.cursed != self.cursed {
+            let c = |x: [[u64; 2]; 2]| {
+                format!(
+                    "{} and {} cursed wins, {} and {} blessed losses (white, black to move)",
+                    x[0][0], x[1][0], x[0][1], x[1][1]
+                )
+            };
+            out.push(format!(
+                "header states {}; the values: {}",
+                c(h.cursed),
+                c(self.cursed)
+            ));
         }
         let with_dtw = self.max_true > 0 || self.max_stored > 0;
         let (stated, found) = match kind {
