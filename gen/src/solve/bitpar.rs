@@ -288,17 +288,12 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         .unwrap_or_else(|_| unreachable!("six arrays"));
     let steps = Steps::new(rules);
     let (sizes, by_potential) = groups_by_potential(rules, &ix);
-    let start = match checkpoint.as_ref() {
-        Some(c) if c.found_other(&sizes) => {
-            // Another run's values, of other rounds: cleared, and a fresh start.
-            for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes, &mut caps] {
-                w.atomics().iter().for_each(|x| x.store(0, Relaxed));
-            }
-            Progress::default()
+    let start = start_point(checkpoint.as_ref(), &sizes, || {
+        // Another run's values, of other rounds: cleared, and a fresh start.
+        for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes, &mut caps] {
+            w.atomics().iter().for_each(|x| x.store(0, Relaxed));
         }
-        Some(c) => c.start(&sizes).unwrap_or_default(),
-        None => Progress::default(),
-    };
+    });
     let cx = BitSlice {
         rules,
         src,
@@ -341,20 +336,14 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         )?;
         total = total.merge(r);
         found = [found[0] + t[0], found[1] + t[1]];
-        if let Some(c) = checkpoint.as_mut() {
-            let done = Progress {
-                rounds_done: round_index + 1,
-                counts: total.counts,
-                levels: total.levels,
-                seconds: start.seconds,
-                threats: found,
-            };
-            c.after_round(&sizes, &done)
-                .map_err(|(path, e)| SolveError::Scratch {
-                    path,
-                    message: dtb_probe::report(&e),
-                })?;
-        }
+        let done = Progress {
+            rounds_done: round_index + 1,
+            counts: total.counts,
+            levels: total.levels,
+            seconds: start.seconds,
+            threats: found,
+        };
+        record_round(checkpoint.as_mut(), &sizes, &done)?;
     }
     if let Some(c) = checkpoint {
         c.finish();

@@ -788,18 +788,45 @@ fn resume_point<R: Results>(
     sizes: &[usize],
     slice: &Shared<R>,
 ) -> Progress {
+    start_point(checkpoint, sizes, || {
+        slice.values.clear();
+        slice
+            .capture
+            .iter()
+            .flat_map(|c| c.iter())
+            .for_each(|w| w.store(0, Relaxed));
+    })
+}
+
+/// Where a solve in rounds of `sizes` groups starts: what a matching record of `checkpoint`
+/// says; nothing done, after `clear` wiped the files, if they hold another run's rounds;
+/// nothing done without checkpoints.
+fn start_point(checkpoint: Option<&Checkpoint>, sizes: &[usize], clear: impl FnOnce()) -> Progress {
     match checkpoint {
         Some(c) if c.found_other(sizes) => {
-            slice.values.clear();
-            slice
-                .capture
-                .iter()
-                .flat_map(|c| c.iter())
-                .for_each(|w| w.store(0, Relaxed));
+            clear();
             Progress::default()
         }
         Some(c) => c.start(sizes).unwrap_or_default(),
         None => Progress::default(),
+    }
+}
+
+/// After a round: `done` recorded by `checkpoint` (when it is due), if the solve keeps
+/// checkpoints.
+fn record_round<E: std::error::Error + 'static>(
+    checkpoint: Option<&mut Checkpoint>,
+    sizes: &[usize],
+    done: &Progress,
+) -> Result<(), SolveError<E>> {
+    match checkpoint {
+        Some(c) => c
+            .after_round(sizes, done)
+            .map_err(|(path, e)| SolveError::Scratch {
+                path,
+                message: dtb_probe::report(&e),
+            }),
+        None => Ok(()),
     }
 }
 
@@ -903,20 +930,14 @@ fn grouped<S: Finished, R: Results>(
                 .try_reduce(GroupResult::default, |a, b| Ok(a.merge(b)))?
         };
         total = total.merge(round);
-        if let Some(c) = checkpoint.as_deref_mut() {
-            let done = Progress {
-                rounds_done: round_index + 1,
-                counts: total.counts,
-                levels: total.levels,
-                seconds: start.seconds,
-                threats: [0, 0],
-            };
-            c.after_round(&sizes, &done)
-                .map_err(|(path, e)| SolveError::Scratch {
-                    path,
-                    message: dtb_probe::report(&e),
-                })?;
-        }
+        let done = Progress {
+            rounds_done: round_index + 1,
+            counts: total.counts,
+            levels: total.levels,
+            seconds: start.seconds,
+            threats: [0, 0],
+        };
+        record_round(checkpoint.as_deref_mut(), &sizes, &done)?;
     }
     for sc in &pool {
         let mut sc = sc.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
