@@ -175,8 +175,13 @@ n_expected=$(wc -w <<< "$expected")
 bash "$WORK/submit.sh" > "$WORK/first.txt"
 grep -q "^submitted $units jobs$" "$WORK/first.txt" || fail "first run: $(tail -1 "$WORK/first.txt"), expected $units jobs"
 slow_job=$(awk -v m="$SLOW" '$1 == m {print $2}' "$WORK/first.txt")
-for _ in $(seq 300); do [ "$(state_of "$slow_job")" = RUNNING ] && break; sleep 0.2; done
-if [ "$(state_of "$slow_job")" != RUNNING ]; then
+# Running, and inside its sleep: Slurm says RUNNING before the job's script has started, and a
+# job cancelled before its `mkdir` would leave the sleep to the second run's job of $SLOW.
+for _ in $(seq 300); do
+  [ "$(state_of "$slow_job")" = RUNNING ] && [ -d "$WORK/slow-once" ] && break
+  sleep 0.2
+done
+if [ "$(state_of "$slow_job")" != RUNNING ] || [ ! -d "$WORK/slow-once" ]; then
   scontrol show job "$slow_job" >&2 || true
   cat "$OUT/.dtb-slurm-$SLOW.log" >&2 || true
   ls -la "$WORK" >&2
