@@ -187,8 +187,22 @@ impl Reply {
 
 /// One HTTP/1.1 request on its own connection (`Connection: close`), the target sent as is.
 fn http(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    try_http(addr, method, target, headers, body)
+        .unwrap_or_else(|e| panic!("{method} {target} on {addr}: {e}"))
+}
+
+/// `http`, with a failed connection, a reset or a cut reply as an error (a server that is still
+/// starting, such as chromedriver, may accept a connection and reset it).
+fn try_http(
+    addr: &str,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::io::Result<Reply> {
+    let cut = |what: String| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, what);
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))?;
     let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
@@ -201,7 +215,7 @@ fn http(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: 
     }
     req.push_str("\r\n");
     req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(req.as_bytes())?;
     // Read up to the end of the header, then the body by its length (chromedriver keeps the
     // connection open), by chunks, or to the end of the stream.
     let mut raw = Vec::new();
@@ -210,12 +224,13 @@ fn http(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: 
         if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
             break p;
         }
-        let n = s.read(&mut buf).unwrap();
-        assert!(
-            n > 0,
-            "no header end in {:?}",
-            String::from_utf8_lossy(&raw)
-        );
+        let n = s.read(&mut buf)?;
+        if n == 0 {
+            return Err(cut(format!(
+                "no header end in {:?}",
+                String::from_utf8_lossy(&raw)
+            )));
+        }
         raw.extend_from_slice(&buf[..n]);
     };
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
@@ -242,26 +257,30 @@ fn http(addr: &str, method: &str, target: &str, headers: &[(&str, &str)], body: 
     if let Some(len) = find("content-length") {
         let len: usize = len.parse().unwrap();
         while body.len() < len {
-            let n = s.read(&mut buf).unwrap();
-            assert!(n > 0, "body cut at {} of {len} bytes", body.len());
+            let n = s.read(&mut buf)?;
+            if n == 0 {
+                return Err(cut(format!("body cut at {} of {len} bytes", body.len())));
+            }
             body.extend_from_slice(&buf[..n]);
         }
         body.truncate(len);
     } else if find("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
         while !body.ends_with(b"0\r\n\r\n") {
-            let n = s.read(&mut buf).unwrap();
-            assert!(n > 0, "chunked body cut");
+            let n = s.read(&mut buf)?;
+            if n == 0 {
+                return Err(cut("chunked body cut".to_string()));
+            }
             body.extend_from_slice(&buf[..n]);
         }
         body = dechunk(&body);
     } else if method != "HEAD" && status != 204 && status != 304 {
-        s.read_to_end(&mut body).unwrap();
+        s.read_to_end(&mut body)?;
     }
-    Reply {
+    Ok(Reply {
         status,
         headers,
         body,
-    }
+    })
 }
 
 fn dechunk(mut raw: &[u8]) -> Vec<u8> {
@@ -1544,8 +1563,8 @@ fn browser() -> Option<Driver> {
     };
     let t = Instant::now();
     loop {
-        if TcpStream::connect(&driver.addr).is_ok() {
-            let r = http(&driver.addr, "GET", "/status", &[], "");
+        // Chromedriver may accept a connection before it serves: a reset is "not yet".
+        if let Ok(r) = try_http(&driver.addr, "GET", "/status", &[], "") {
             if r.status == 200 && r.json()["value"]["ready"] == json!(true) {
                 break;
             }
