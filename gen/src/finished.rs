@@ -6,6 +6,7 @@
 
 use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::position::Position;
+use dtb_probe::internal::rules::Color;
 use dtb_probe::internal::tablebase::{ProbeError, Tablebase};
 use dtb_probe::internal::value::{Code, LOST};
 
@@ -23,6 +24,31 @@ pub trait Finished: Sync {
     /// # Errors
     /// [`Finished::Error`] if the slice of `pos` is not finished here.
     fn value(&self, pos: &Position, cache: &mut Self::Cache) -> Result<Code, Self::Error>;
+
+    /// The value codes of the positions `pos` plus a king of `color` on each square of
+    /// `squares` (empty squares of `pos`), as `f(square, code)` in ascending order of the
+    /// squares: what [`Finished::value`] gives for each, which a source may find faster for
+    /// the whole row (one look-up of the men placement, the kings ranked square by square:
+    /// [`crate::store::Store`]).
+    ///
+    /// # Errors
+    /// As [`Finished::value`]; `f` has been called for the squares before the failing one.
+    fn values_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Self::Cache,
+        f: &mut dyn FnMut(u32, Code),
+    ) -> Result<(), Self::Error> {
+        let mut each = squares;
+        while each != 0 {
+            let x = each.trailing_zeros();
+            each &= each - 1;
+            f(x, self.value(&pos.with_king(color, x), cache)?);
+        }
+        Ok(())
+    }
 }
 
 /// Finished slices read from table files through a [`Tablebase`]: DTW values (exact) or WLD

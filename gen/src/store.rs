@@ -657,26 +657,7 @@ impl Store {
         }
         let kings = pos.kings();
         let (wk, bk) = (pos.white() & kings, pos.black() & kings);
-        let (wmen, bmen) = (pos.white() ^ wk, pos.black() ^ bk);
-        let key = (wk.count_ones() << 8 | bk.count_ones()) << 1 | stm.index() as u32;
-        let h = (wmen.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            ^ bmen.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
-        .wrapping_add(key as u64)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let at = (h >> (64 - LOOKUP_ENTRIES.trailing_zeros())) as usize;
-        let e = match &cache.entries[at] {
-            Some(e) if e.wmen == wmen && e.bmen == bmen && e.key == key => e,
-            _ => {
-                let Some(e) = self.entry(pos, wmen, bmen, key) else {
-                    let material = pos.material();
-                    return Err(Missing {
-                        material,
-                        side: stm,
-                    });
-                };
-                cache.entries[at].insert(e)
-            }
-        };
+        let e = self.cached_entry(pos, cache)?;
         let (rk_w, rk_b) = if e.flip {
             let g = self.rules.geometry();
             (g.rotate(bk), g.rotate(wk))
@@ -711,6 +692,102 @@ impl Store {
             return Ok(v);
         }
         self.stored_at(at, side, i, pos)
+    }
+
+    /// Where the positions with `pos`'s men, king counts and side to move are stored: the
+    /// entry `cache` remembers, or a new one it then remembers.
+    #[inline]
+    fn cached_entry<'c>(
+        &self,
+        pos: &Position,
+        cache: &'c mut Lookups,
+    ) -> Result<&'c Entry, Missing> {
+        let stm = pos.side_to_move();
+        let kings = pos.kings();
+        let (wk, bk) = (pos.white() & kings, pos.black() & kings);
+        let (wmen, bmen) = (pos.white() ^ wk, pos.black() ^ bk);
+        let key = (wk.count_ones() << 8 | bk.count_ones()) << 1 | stm.index() as u32;
+        let h = (wmen.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ bmen.wrapping_mul(0xC2B2_AE3D_27D4_EB4F))
+        .wrapping_add(key as u64)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let at = (h >> (64 - LOOKUP_ENTRIES.trailing_zeros())) as usize;
+        let slot = &mut cache.entries[at];
+        if !matches!(slot, Some(e) if e.wmen == wmen && e.bmen == bmen && e.key == key) {
+            let Some(e) = self.entry(pos, wmen, bmen, key) else {
+                return Err(Missing {
+                    material: pos.material(),
+                    side: stm,
+                });
+            };
+            *slot = Some(e);
+        }
+        Ok(slot.as_ref().unwrap_or_else(|| unreachable!("just filled")))
+    }
+
+    /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
+    /// then each square's kings ranked and read; square by square through [`Store::value`]
+    /// where the slice leaves positions "don't care" (a slice read from its file).
+    fn values_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Lookups,
+        f: &mut dyn FnMut(u32, Code),
+    ) -> Result<(), Missing> {
+        if squares == 0 {
+            return Ok(());
+        }
+        let first = pos.with_king(color, squares.trailing_zeros());
+        let mut each = squares;
+        let mut next = || {
+            let x = each.trailing_zeros();
+            each &= each.wrapping_sub(1);
+            (x, 1u64 << x)
+        };
+        if first.pieces(first.side_to_move()) == 0 {
+            for _ in 0..squares.count_ones() {
+                f(next().0, LOST);
+            }
+            return Ok(());
+        }
+        let e = self.cached_entry(&first, cache)?.clone();
+        if e.dont_care != DontCare::None {
+            for _ in 0..squares.count_ones() {
+                let x = next().0;
+                f(x, self.value(&pos.with_king(color, x), cache)?);
+            }
+            return Ok(());
+        }
+        let missing = || Missing {
+            material: first.material(),
+            side: first.side_to_move(),
+        };
+        let (codes, size) = self
+            .slices
+            .get(e.slot as usize)
+            .and_then(Option::as_ref)
+            .and_then(|s| Some((s.sides[e.side as usize].as_ref()?, s.index.size())))
+            .ok_or_else(missing)?;
+        let kings = pos.kings();
+        let (wk, bk) = (pos.white() & kings, pos.black() & kings);
+        let g = self.rules.geometry();
+        for _ in 0..squares.count_ones() {
+            let (x, bit) = next();
+            let (wk, bk) = match color {
+                Color::White => (wk | bit, bk),
+                Color::Black => (wk, bk | bit),
+            };
+            let (rk_w, rk_b) = if e.flip {
+                (g.rotate(bk), g.rotate(wk))
+            } else {
+                (wk, bk)
+            };
+            let i = e.base + e.rank.rank(rk_w, rk_b);
+            f(x, codes.get(i as usize, size).ok_or_else(missing)?);
+        }
+        Ok(())
     }
 
     /// The stored code at index `i` of side `side` of the slice in slot `at`.
@@ -803,6 +880,17 @@ impl Finished for Store {
     #[inline]
     fn value(&self, pos: &Position, cache: &mut Lookups) -> Result<Code, Missing> {
         Store::value(self, pos, cache)
+    }
+
+    fn values_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Lookups,
+        f: &mut dyn FnMut(u32, Code),
+    ) -> Result<(), Missing> {
+        Store::values_with_king(self, pos, color, squares, cache, f)
     }
 }
 

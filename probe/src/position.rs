@@ -249,6 +249,27 @@ impl Position {
         }
     }
 
+    /// The position with a king of `color` added on internal square `square` (0-based), the
+    /// same side to move. The caller guarantees that the square is empty and on the board.
+    ///
+    /// Internal (`dtb-gen`'s solver looks up a row of positions that differ by one king).
+    #[doc(hidden)]
+    #[inline]
+    pub fn with_king(&self, color: Color, square: u32) -> Position {
+        let bit = 1u64 << square;
+        let (mut white, mut black) = (self.white, self.black);
+        match color {
+            Color::White => white |= bit,
+            Color::Black => black |= bit,
+        }
+        Position {
+            white,
+            black,
+            kings: self.kings | bit,
+            ..*self
+        }
+    }
+
     /// Men, kings of each colour: the material signature (slice) of the position.
     pub fn material(&self) -> Material {
         Material {

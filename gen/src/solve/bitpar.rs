@@ -1,5 +1,6 @@
-//! The bit-parallel WLD solver (a lab: no build calls it yet; docs/performance-history.md,
-//! "What would close the gap", item 5). Outcomes only, no distances.
+//! The bit-parallel WLD solver (docs/performance-history.md, "What would close the gap",
+//! item 5): what builds use for slices with men and kings under English-like rules
+//! ([`bitpar_supports`]). Outcomes only, no distances.
 //!
 //! The slice's men groups are solved from the highest potential down, as the grouped solver
 //! does, the groups of one potential in parallel. Inside a group, one king of one colour is
@@ -12,8 +13,10 @@
 //!   ranking and one read per row and move, for the 32 slots at once;
 //! - capture positions are found a word at a time (the captures of the board without the
 //!   innermost king, less the one landing square it may block, and the captures it makes or
-//!   suffers) and resolved position by position from the slices they lead to, as the
-//!   grouped solver does; crownings are looked up position by position.
+//!   suffers). Where the innermost king takes no part in them and they are single jumps,
+//!   they are resolved a row at a time: each capture's successor row is looked up once for
+//!   all those slots ([`Finished::values_with_king`]); the others position by position, as
+//!   the grouped solver does. Crownings are looked up a row at a time the same way.
 //!
 //! Each row of each side holds bit planes: won, lost, still open, and positions with an
 //! exit that does not lose. Rows are re-evaluated (a word at a time: won if a move reaches a
@@ -30,7 +33,7 @@
 use super::*;
 use dtb_probe::internal::board::{Dir, Geometry};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
-use dtb_probe::internal::rules::KingRange;
+use dtb_probe::internal::rules::{KingRange, MidCapturePromotion};
 use dtb_probe::movegen::Move;
 
 /// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
@@ -565,8 +568,15 @@ impl<S: Finished> BitSlice<'_, S> {
             cap: self.capture_slots(dec.men(), others, side, v),
             ..Row::default()
         };
-        // The capture positions of which this slot is the first copy (see `copy_captures`).
+        // The capture positions of which this slot is the first copy (see `copy_captures`):
+        // a row at a time where the innermost king takes no part, one by one where it does.
         let mut caps = row.cap & self.lay.first_copies(others);
+        if caps != 0 {
+            let (won, lost, rest) = self.row_captures(dec, others, side, caps, b)?;
+            row.win |= won;
+            row.loss |= lost;
+            caps = rest;
+        }
         while caps != 0 {
             let x = caps.trailing_zeros();
             caps &= caps - 1;
@@ -607,23 +617,28 @@ impl<S: Finished> BitSlice<'_, S> {
                     exit_win |= avail & lost;
                     row.nonloss |= avail & !won;
                 }
+                // A crowning: the board without the innermost king after it, then that
+                // king on each slot (the square crowned on is not among them).
                 None => {
-                    let mut slots = avail;
-                    while slots != 0 {
-                        let x = slots.trailing_zeros();
-                        slots &= slots - 1;
-                        let pos = self.position(dec, others, x, side);
-                        let succ = pos.after_quiet_move(g, e.from, e.to);
-                        let c = self
-                            .src
-                            .value(&succ, &mut b.look)
-                            .map_err(SolveError::Lookup)?;
-                        match c.wld() {
-                            Wld::Loss => exit_win |= 1 << x,
-                            Wld::Draw => row.nonloss |= 1 << x,
-                            Wld::Win => {}
-                        }
-                    }
+                    let succ = dec
+                        .with_kings(others.0, others.1, side)
+                        .after_quiet_move(g, e.from, e.to);
+                    let (mut won, mut drawn) = (0u32, 0u32);
+                    self.src
+                        .values_with_king(
+                            &succ,
+                            self.lay.inner,
+                            u64::from(avail),
+                            &mut b.look,
+                            &mut |x, code| match code.wld() {
+                                Wld::Loss => won |= 1 << x,
+                                Wld::Draw => drawn |= 1 << x,
+                                Wld::Win => {}
+                            },
+                        )
+                        .map_err(SolveError::Lookup)?;
+                    exit_win |= won;
+                    row.nonloss |= drawn;
                 }
             }
         }
@@ -750,6 +765,106 @@ impl<S: Finished> BitSlice<'_, S> {
     fn position(&self, dec: &GroupDecoder, others: (u64, u64), x: u32, side: Color) -> Position {
         let (wk, bk) = self.lay.kings(others, x);
         dec.with_kings(wk, bk, side)
+    }
+
+    /// The capture positions `caps` of row `others` of `side` whose captures are the board's
+    /// without the innermost king, all single jumps: their outcomes from the successors'
+    /// rows, each looked up once for all those slots ([`Finished::values_with_king`]).
+    /// Returns the slots won and lost among them, and the rest of `caps`, left to resolve
+    /// one by one: where the innermost king captures (its colour to move) or may be captured
+    /// (the other's), stands on a capture's landing square, or stands next to one (a piece
+    /// landing there might go on over it), and every slot where some capture is not a single
+    /// jump or a precedence rule chooses among them ([`single_jumps`]).
+    fn row_captures(
+        &self,
+        dec: &GroupDecoder,
+        (wo, bo): (u64, u64),
+        side: Color,
+        caps: u32,
+        b: &mut Bufs<S::Cache>,
+    ) -> Result<(u32, u32, u32), SolveError<S::Error>> {
+        let Bufs { after, look, .. } = b;
+        let rules = self.rules;
+        let g = rules.geometry();
+        let pos = dec.with_kings(wo, bo, side);
+        if !single_jumps(rules, &pos, after) || after.is_empty() {
+            return Ok((0, 0, caps));
+        }
+        let own = pos.pieces(side);
+        let opp = pos.pieces(side.opponent());
+        let empty = g.all & !pos.occupied();
+        let inner = self.lay.inner;
+        let man_dirs: &[Dir] = match (rules.men_capture_backward, side) {
+            (true, _) => &Dir::ALL,
+            (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
+            (false, Color::Black) => &[Dir::DownLeft, Dir::DownRight],
+        };
+        let kings = pos.kings();
+        // The men that may take the innermost king (a king of the other side).
+        let men = if rules.men_capture_kings {
+            own & !kings
+        } else {
+            0
+        };
+        // Where the innermost king would capture, or be captured, on the board.
+        let mut involved = 0u64;
+        for d in Dir::ALL {
+            involved |= if side == inner {
+                g.step_set(opp & g.step_set(empty, d.reverse()), d.reverse())
+            } else {
+                let takers = own & kings | if man_dirs.contains(&d) { men } else { 0 };
+                g.step_set(takers, d) & g.step_set(empty, d.reverse())
+            };
+        }
+        let crown = match side {
+            Color::White => g.top_row,
+            Color::Black => g.bottom_row,
+        };
+        for succ in after.iter() {
+            let moved = succ.pieces(side);
+            let (start, land) = (own & !moved, moved & !own);
+            involved |= land;
+            if side == inner {
+                continue;
+            }
+            // Next to the landing square, with an empty square (or the one the piece left)
+            // beyond: the piece could go on over the innermost king.
+            let dirs: &[Dir] = if start & kings != 0 {
+                &Dir::ALL
+            } else if men == 0
+                || (land & crown != 0
+                    && rules.mid_capture_promotion == MidCapturePromotion::CrownAndStop)
+            {
+                &[]
+            } else {
+                man_dirs
+            };
+            let free = empty | start;
+            for &d in dirs {
+                involved |= g.step_set(land, d) & g.step_set(free, d.reverse());
+            }
+        }
+        let row = caps & !(involved as u32);
+        if row == 0 {
+            return Ok((0, 0, caps));
+        }
+        let (mut won, mut drawn) = (0u32, 0u32);
+        for succ in after.iter() {
+            self.src
+                .values_with_king(
+                    succ,
+                    inner,
+                    u64::from(row),
+                    look,
+                    &mut |x, code| match code.wld() {
+                        Wld::Loss => won |= 1 << x,
+                        Wld::Draw => drawn |= 1 << x,
+                        Wld::Win => {}
+                    },
+                )
+                .map_err(SolveError::Lookup)?;
+        }
+        Ok((won, row & !won & !drawn, caps & !row))
     }
 
     /// The outcome of capture position `pos` from the slices its captures lead to: single
