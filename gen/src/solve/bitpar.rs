@@ -770,11 +770,12 @@ impl<S: Finished> BitSlice<'_, S> {
     /// The capture positions `caps` of row `others` of `side` whose captures are the board's
     /// without the innermost king, all single jumps: their outcomes from the successors'
     /// rows, each looked up once for all those slots ([`Finished::values_with_king`]).
+    /// A slot on a capture's landing square blocks that capture: the others decide it.
     /// Returns the slots won and lost among them, and the rest of `caps`, left to resolve
     /// one by one: where the innermost king captures (its colour to move) or may be captured
-    /// (the other's), stands on a capture's landing square, or stands next to one (a piece
-    /// landing there might go on over it), and every slot where some capture is not a single
-    /// jump or a precedence rule chooses among them ([`single_jumps`]).
+    /// (the other's), on the board or by a piece that lands next to it (it might go on over
+    /// it), and every slot where some capture is not a single jump or a precedence rule
+    /// chooses among them ([`single_jumps`]).
     fn row_captures(
         &self,
         dec: &GroupDecoder,
@@ -821,12 +822,11 @@ impl<S: Finished> BitSlice<'_, S> {
             Color::Black => g.bottom_row,
         };
         for succ in after.iter() {
+            if side == inner {
+                break;
+            }
             let moved = succ.pieces(side);
             let (start, land) = (own & !moved, moved & !own);
-            involved |= land;
-            if side == inner {
-                continue;
-            }
             // Next to the landing square, with an empty square (or the one the piece left)
             // beyond: the piece could go on over the innermost king.
             let dirs: &[Dir] = if start & kings != 0 {
@@ -848,13 +848,18 @@ impl<S: Finished> BitSlice<'_, S> {
         if row == 0 {
             return Ok((0, 0, caps));
         }
-        let (mut won, mut drawn) = (0u32, 0u32);
+        // Each capture for the slots other than its landing square (where the innermost
+        // king stands in its way).
+        let (mut won, mut drawn, mut some) = (0u32, 0u32, 0u32);
         for succ in after.iter() {
+            let land = (succ.pieces(side) & !own) as u32;
+            let slots = row & !land;
+            some |= slots;
             self.src
                 .values_with_king(
                     succ,
                     inner,
-                    u64::from(row),
+                    u64::from(slots),
                     look,
                     &mut |x, code| match code.wld() {
                         Wld::Loss => won |= 1 << x,
@@ -864,6 +869,9 @@ impl<S: Finished> BitSlice<'_, S> {
                 )
                 .map_err(SolveError::Lookup)?;
         }
+        // A slot on the landing square of every capture has a capture of its own (it is a
+        // capture slot): resolved one by one.
+        let row = row & some;
         Ok((won, row & !won & !drawn, caps & !row))
     }
 
