@@ -57,6 +57,10 @@ struct Layout {
     others: SliceIndex,
     /// Rows a group and side.
     rows: usize,
+    /// The innermost king is ranked last in the slice's index (Black's kings are ranked
+    /// after White's, so Black, or White where Black has no king): a row's first copies
+    /// are then one run of the index ([`BitSlice::write_out`]).
+    runs: bool,
 }
 
 impl Layout {
@@ -76,6 +80,7 @@ impl Layout {
             inner,
             others,
             rows,
+            runs: inner == Color::Black || m.black_kings == 0,
         }
     }
 
@@ -1004,6 +1009,33 @@ impl<S: Finished> BitSlice<'_, S> {
         let mut threats = [0u64; 2];
         let mut words = [Flush::new(self.values[0]), Flush::new(self.values[1])];
         let mut caps = [Flush::new(self.capture[0]), Flush::new(self.capture[1])];
+        if self.lay.runs {
+            // A row's first copies are one run of the slice's index, in the order of their
+            // squares, and the runs come in the order of the rows.
+            let ranker = dec.ranker();
+            for (r, &others) in b.kings.iter().enumerate() {
+                let first = self.lay.first_copies(others) & b.valid[r];
+                if first == 0 {
+                    continue;
+                }
+                let (wk, bk) = self.lay.kings(others, first.trailing_zeros());
+                let start = base + ranker.rank(wk, bk);
+                let len = first.count_ones();
+                for side in 0..2 {
+                    let row = &b.rows[side][r];
+                    let [win, loss, cap, threat] =
+                        gather(first, [row.win, row.loss, row.cap | row.threat, row.threat]);
+                    won_lost[side][0] += u64::from(win.count_ones());
+                    won_lost[side][1] += u64::from(loss.count_ones());
+                    threats[side] += u64::from(threat.count_ones());
+                    let code = (spread(win) * u64::from(WldCode::Win.bits()))
+                        | (spread(loss) * u64::from(WldCode::Loss.bits()));
+                    words[side].put_run(2 * start, code, 2 * len);
+                    caps[side].put_run(start, u64::from(cap), len);
+                }
+            }
+            return (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats);
+        }
         for (j, kings) in dec.kings_from(0).enumerate() {
             let i = base + j as u64;
             let (x, (wo, bo)) = self.lay.split(kings);
@@ -1025,6 +1057,36 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats)
     }
+}
+
+/// The bits of each word at the set bits of `mask`, packed to the low end in order (what
+/// `pext` does; a loop over the mask's runs of set bits, since builds do not assume BMI2).
+#[inline]
+fn gather<const N: usize>(mask: u32, words: [u32; N]) -> [u32; N] {
+    let mut out = [0u32; N];
+    let (mut m, mut at) = (mask, 0u32);
+    while m != 0 {
+        let lo = m.trailing_zeros();
+        let len = (!(m >> lo)).trailing_zeros();
+        let keep = if len == 32 { u32::MAX } else { (1 << len) - 1 };
+        for (o, w) in out.iter_mut().zip(words) {
+            *o |= (w >> lo & keep) << at;
+        }
+        at += len;
+        m &= !(keep << lo);
+    }
+    out
+}
+
+/// Bit `k` of `x` moved to bit `2k` (a 2-bit code a bit).
+#[inline]
+fn spread(x: u32) -> u64 {
+    let mut v = u64::from(x);
+    v = (v | v << 16) & 0x0000_FFFF_0000_FFFF;
+    v = (v | v << 8) & 0x00FF_00FF_00FF_00FF;
+    v = (v | v << 4) & 0x0F0F_0F0F_0F0F_0F0F;
+    v = (v | v << 2) & 0x3333_3333_3333_3333;
+    (v | v << 1) & 0x5555_5555_5555_5555
 }
 
 /// One side's rows (or flags) and the other's, apart, for `side` to move.
@@ -1056,6 +1118,18 @@ impl<'a> Flush<'a> {
             at: u64::MAX,
             word: 0,
             mask: 0,
+        }
+    }
+
+    /// Write the `len` (at most 64) low bits of `bits` from bit `at` of the array on (runs
+    /// come in order).
+    #[inline]
+    fn put_run(&mut self, at: u64, bits: u64, len: u32) {
+        let mask = u64::MAX >> (64 - len);
+        let (w, s) = (at / 64, (at % 64) as u32);
+        self.put(w, bits << s, mask << s);
+        if s + len > 64 {
+            self.put(w + 1, bits >> (64 - s), mask >> (64 - s));
         }
     }
 
@@ -1165,6 +1239,45 @@ mod tests {
             ..Rules::ENGLISH
         };
         assert_eq!(agrees_with_grouped(rules, 4), 19);
+    }
+
+    /// `gather` packs the bits under the mask in order, as `pext` would (checked against a
+    /// bit-by-bit packing), and `spread` moves bit k to bit 2k.
+    #[test]
+    fn gather_and_spread_move_the_bits_they_say() {
+        let by_bits = |mask: u32, w: u32| {
+            let (mut out, mut k) = (0u32, 0);
+            for b in 0..32 {
+                if mask >> b & 1 != 0 {
+                    out |= (w >> b & 1) << k;
+                    k += 1;
+                }
+            }
+            out
+        };
+        let mut x = 0x9E37_79B9u32;
+        for mask in [
+            0,
+            1,
+            u32::MAX,
+            0x8000_0001,
+            0x0F0F_F0F0,
+            0x7FFF_FFFE,
+            0xDEAD_BEEF,
+        ] {
+            for _ in 0..50 {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                let w = [x, !x, x.rotate_left(7)];
+                assert_eq!(gather(mask, w), w.map(|w| by_bits(mask, w)), "{mask:#x}");
+            }
+        }
+        assert_eq!(gather(0b1011_0100, [0b1001_0100]), [0b1011]);
+        assert_eq!(spread(0), 0);
+        assert_eq!(spread(0b1011), 0b0100_0101);
+        assert_eq!(spread(u32::MAX), 0x5555_5555_5555_5555);
+        assert_eq!(spread(1 << 31), 1 << 62);
     }
 
     /// Which rule sets it takes: 8x8 with short kings and compulsory capture.
