@@ -249,6 +249,25 @@ impl Position {
         }
     }
 
+    /// The position after the side to move's piece on internal square `from` jumps over the
+    /// other side's piece on `over` (taken off) to the empty square `to`, a man crowning there
+    /// if `to` is on its crowning row; the other side is then to move. The caller guarantees
+    /// that such a jump exists and that it ends the move (no further jump).
+    ///
+    /// Internal (`dtb-gen`'s solver builds single jumps of one king without a move list).
+    #[doc(hidden)]
+    #[inline]
+    pub fn after_jump(&self, g: &Geometry, from: u8, over: u8, to: u8) -> Position {
+        let taken = 1u64 << over;
+        let p = Position {
+            white: self.white & !taken,
+            black: self.black & !taken,
+            kings: self.kings & !taken,
+            ..*self
+        };
+        p.after_quiet_move(g, from, to)
+    }
+
     /// The position with a king of `color` added on internal square `square` (0-based), the
     /// same side to move. The caller guarantees that the square is empty and on the board.
     ///

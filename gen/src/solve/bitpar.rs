@@ -31,7 +31,7 @@
 //! (1.10 for 1111, 1.19 for 1221 and 2211, 2.37 for 1212 and 2220).
 
 use super::*;
-use dtb_probe::internal::board::{Dir, Geometry};
+use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
 use dtb_probe::internal::rules::{KingRange, MidCapturePromotion};
 use dtb_probe::movegen::Move;
@@ -776,11 +776,12 @@ impl<S: Finished> BitSlice<'_, S> {
     /// without the innermost king, all single jumps: their outcomes from the successors'
     /// rows, each looked up once for all those slots ([`Finished::values_with_king`]).
     /// A slot on a capture's landing square blocks that capture: the others decide it.
-    /// Returns the slots won and lost among them, and the rest of `caps`, left to resolve
-    /// one by one: where the innermost king captures (its colour to move) or may be captured
-    /// (the other's), on the board or by a piece that lands next to it (it might go on over
-    /// it), and every slot where some capture is not a single jump or a precedence rule
-    /// chooses among them ([`single_jumps`]).
+    /// Where the innermost king captures too (its colour to move), its own jumps are added
+    /// slot by slot. Returns the slots won and lost among them, and the rest of `caps`, left
+    /// to resolve one by one: where the innermost king has a multiple jump or may be
+    /// captured (the other colour to move), on the board or by a piece that lands next to
+    /// it (it might go on over it), and every slot where some capture is not a single jump
+    /// or a precedence rule chooses among them ([`single_jumps`]).
     fn row_captures(
         &self,
         dec: &GroupDecoder,
@@ -793,13 +794,13 @@ impl<S: Finished> BitSlice<'_, S> {
         let rules = self.rules;
         let g = rules.geometry();
         let pos = dec.with_kings(wo, bo, side);
-        if !single_jumps(rules, &pos, after) || after.is_empty() {
+        let inner = self.lay.inner;
+        if !single_jumps(rules, &pos, after) || (after.is_empty() && side != inner) {
             return Ok((0, 0, caps));
         }
         let own = pos.pieces(side);
         let opp = pos.pieces(side.opponent());
         let empty = g.all & !pos.occupied();
-        let inner = self.lay.inner;
         let man_dirs: &[Dir] = match (rules.men_capture_backward, side) {
             (true, _) => &Dir::ALL,
             (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
@@ -850,7 +851,14 @@ impl<S: Finished> BitSlice<'_, S> {
             }
         }
         let row = caps & !(involved as u32);
-        if row == 0 {
+        // Where the innermost king captures too: the board's captures, and its own jumps
+        // one by one (below).
+        let jumping = if side == inner {
+            caps & involved as u32
+        } else {
+            0
+        };
+        if row | jumping == 0 {
             return Ok((0, 0, caps));
         }
         // Each capture for the slots other than its landing square (where the innermost
@@ -858,7 +866,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let (mut won, mut drawn, mut some) = (0u32, 0u32, 0u32);
         for succ in after.iter() {
             let land = (succ.pieces(side) & !own) as u32;
-            let slots = row & !land;
+            let slots = (row | jumping) & !land;
             some |= slots;
             self.src
                 .values_with_king(
@@ -874,10 +882,74 @@ impl<S: Finished> BitSlice<'_, S> {
                 )
                 .map_err(SolveError::Lookup)?;
         }
+        // The innermost king's own jumps, where each is a single one: it could not go on
+        // over another piece (its start square is empty then).
+        let mut single = 0u32;
+        let mut xs = jumping;
+        while xs != 0 {
+            let x = xs.trailing_zeros();
+            xs &= xs - 1;
+            if let Some((w, d)) = self.own_jumps(&pos, x, look)? {
+                single |= 1 << x;
+                won |= u32::from(w) << x;
+                drawn |= u32::from(d) << x;
+            }
+        }
         // A slot on the landing square of every capture has a capture of its own (it is a
         // capture slot): resolved one by one.
-        let row = row & some;
-        Ok((won, row & !won & !drawn, caps & !row))
+        let done = (row & some) | single;
+        let won = won & done;
+        Ok((won, done & !won & !drawn, caps & !done))
+    }
+
+    /// Whether the innermost king, on slot `x` of board `pos` (without it, its colour to
+    /// move), has a jump to a lost position and one to a drawn one; `None` if one of its
+    /// jumps could go on over another piece (a multiple jump, for the move generator).
+    fn own_jumps(
+        &self,
+        pos: &Position,
+        x: u32,
+        look: &mut S::Cache,
+    ) -> Result<Option<(bool, bool)>, SolveError<S::Error>> {
+        let g = self.rules.geometry();
+        let opp = pos.pieces(pos.side_to_move().opponent());
+        let empty = g.all & !pos.occupied();
+        // Its start square is empty once it has jumped.
+        let free = empty | 1u64 << x;
+        let at = pos.with_king(self.lay.inner, x);
+        let (mut won, mut drawn) = (false, false);
+        for d in Dir::ALL {
+            let o = g.step(x as u8, d);
+            if o == NONE || opp >> o & 1 == 0 {
+                continue;
+            }
+            let l = g.step(o, d);
+            if l == NONE || empty >> l & 1 == 0 {
+                continue;
+            }
+            let again = Dir::ALL.iter().any(|&d2| {
+                let o2 = g.step(l, d2);
+                o2 != NONE && o2 != o && opp >> o2 & 1 != 0 && {
+                    let l2 = g.step(o2, d2);
+                    l2 != NONE && free >> l2 & 1 != 0
+                }
+            });
+            if again {
+                return Ok(None);
+            }
+            let succ = at.after_jump(g, x as u8, o, l);
+            match self
+                .src
+                .value(&succ, look)
+                .map_err(SolveError::Lookup)?
+                .wld()
+            {
+                Wld::Loss => won = true,
+                Wld::Draw => drawn = true,
+                Wld::Win => {}
+            }
+        }
+        Ok(Some((won, drawn)))
     }
 
     /// The outcome of capture position `pos` from the slices its captures lead to: single
