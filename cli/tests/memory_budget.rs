@@ -165,7 +165,8 @@ fn a_budget_too_small_is_refused_before_any_work() {
 }
 
 /// `--slice 0202` without its dependencies names every missing one; with them it builds
-/// exactly the closure of 0202's successors, and its file equals the one of a whole build.
+/// exactly the closure of 0202's successors, and its file equals the one of a whole build;
+/// so do bit-parallel slices built alone from the whole build's other files.
 #[test]
 fn one_slice_alone_and_with_its_dependencies() {
     let dir = tempfile::tempdir().unwrap();
@@ -196,6 +197,21 @@ fn one_slice_alone_and_with_its_dependencies() {
     let again = Plan::for_slice(Rules::ENGLISH, m, dir.path(), Values::WLD, false).unwrap();
     build::run(&again, &Quiet).unwrap();
     assert!(wld_files(dir.path())["english-0202.wld"] == all["english-0202.wld"]);
+    // Slices the bit-parallel solver takes (men and kings), each alone from the others'
+    // files, whose capture and threat positions it meets "don't care" and resolves (its
+    // row look-ups go position by position there): the whole build's bytes again.
+    for name in ["1111", "0211", "1021", "0112"] {
+        let m = Material::parse(name).unwrap();
+        let file = format!("english-{name}.wld");
+        std::fs::remove_file(whole.path().join(&file)).unwrap();
+        let one = Plan::for_slice(Rules::ENGLISH, m, whole.path(), Values::WLD, false).unwrap();
+        assert_eq!(one.slices().last(), Some(&m));
+        build::run(&one, &Quiet).unwrap();
+        assert!(
+            wld_files(whole.path())[&file] == all[&file],
+            "{file} differs"
+        );
+    }
 }
 
 #[test]
