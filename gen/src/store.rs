@@ -725,71 +725,6 @@ impl Store {
         Ok(slot.as_ref().unwrap_or_else(|| unreachable!("just filled")))
     }
 
-    /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
-    /// then each square's kings ranked and read; square by square through [`Store::value`]
-    /// where the slice leaves positions "don't care" (a slice read from its file).
-    fn values_with_king(
-        &self,
-        pos: &Position,
-        color: Color,
-        squares: u64,
-        cache: &mut Lookups,
-        f: &mut dyn FnMut(u32, Code),
-    ) -> Result<(), Missing> {
-        if squares == 0 {
-            return Ok(());
-        }
-        let first = pos.with_king(color, squares.trailing_zeros());
-        let mut each = squares;
-        let mut next = || {
-            let x = each.trailing_zeros();
-            each &= each.wrapping_sub(1);
-            (x, 1u64 << x)
-        };
-        if first.pieces(first.side_to_move()) == 0 {
-            for _ in 0..squares.count_ones() {
-                f(next().0, LOST);
-            }
-            return Ok(());
-        }
-        let e = self.cached_entry(&first, cache)?.clone();
-        if e.dont_care != DontCare::None {
-            for _ in 0..squares.count_ones() {
-                let x = next().0;
-                f(x, self.value(&pos.with_king(color, x), cache)?);
-            }
-            return Ok(());
-        }
-        let missing = || Missing {
-            material: first.material(),
-            side: first.side_to_move(),
-        };
-        let (codes, size) = self
-            .slices
-            .get(e.slot as usize)
-            .and_then(Option::as_ref)
-            .and_then(|s| Some((s.sides[e.side as usize].as_ref()?, s.index.size())))
-            .ok_or_else(missing)?;
-        let kings = pos.kings();
-        let (wk, bk) = (pos.white() & kings, pos.black() & kings);
-        let g = self.rules.geometry();
-        for _ in 0..squares.count_ones() {
-            let (x, bit) = next();
-            let (wk, bk) = match color {
-                Color::White => (wk | bit, bk),
-                Color::Black => (wk, bk | bit),
-            };
-            let (rk_w, rk_b) = if e.flip {
-                (g.rotate(bk), g.rotate(wk))
-            } else {
-                (wk, bk)
-            };
-            let i = e.base + e.rank.rank(rk_w, rk_b);
-            f(x, codes.get(i as usize, size).ok_or_else(missing)?);
-        }
-        Ok(())
-    }
-
     /// The stored code at index `i` of side `side` of the slice in slot `at`.
     #[inline]
     fn stored_at(&self, at: usize, side: usize, i: u64, pos: &Position) -> Result<Code, Missing> {
@@ -882,6 +817,9 @@ impl Finished for Store {
         Store::value(self, pos, cache)
     }
 
+    /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
+    /// then each square's kings ranked and read; square by square through [`Store::value`]
+    /// where the slice leaves positions "don't care" (a slice read from its file).
     fn values_with_king(
         &self,
         pos: &Position,
@@ -890,7 +828,58 @@ impl Finished for Store {
         cache: &mut Lookups,
         f: &mut dyn FnMut(u32, Code),
     ) -> Result<(), Missing> {
-        Store::values_with_king(self, pos, color, squares, cache, f)
+        if squares == 0 {
+            return Ok(());
+        }
+        let first = pos.with_king(color, squares.trailing_zeros());
+        let mut each = squares;
+        let mut next = || {
+            let x = each.trailing_zeros();
+            each &= each.wrapping_sub(1);
+            (x, 1u64 << x)
+        };
+        if first.pieces(first.side_to_move()) == 0 {
+            for _ in 0..squares.count_ones() {
+                f(next().0, LOST);
+            }
+            return Ok(());
+        }
+        let e = self.cached_entry(&first, cache)?.clone();
+        if e.dont_care != DontCare::None {
+            for _ in 0..squares.count_ones() {
+                let x = next().0;
+                f(x, self.value(&pos.with_king(color, x), cache)?);
+            }
+            return Ok(());
+        }
+        let missing = || Missing {
+            material: first.material(),
+            side: first.side_to_move(),
+        };
+        let (codes, size) = self
+            .slices
+            .get(e.slot as usize)
+            .and_then(Option::as_ref)
+            .and_then(|s| Some((s.sides[e.side as usize].as_ref()?, s.index.size())))
+            .ok_or_else(missing)?;
+        let kings = pos.kings();
+        let (wk, bk) = (pos.white() & kings, pos.black() & kings);
+        let g = self.rules.geometry();
+        for _ in 0..squares.count_ones() {
+            let (x, bit) = next();
+            let (wk, bk) = match color {
+                Color::White => (wk | bit, bk),
+                Color::Black => (wk, bk | bit),
+            };
+            let (rk_w, rk_b) = if e.flip {
+                (g.rotate(bk), g.rotate(wk))
+            } else {
+                (wk, bk)
+            };
+            let i = e.base + e.rank.rank(rk_w, rk_b);
+            f(x, codes.get(i as usize, size).ok_or_else(missing)?);
+        }
+        Ok(())
     }
 }
 

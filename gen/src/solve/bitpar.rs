@@ -369,6 +369,16 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     })
 }
 
+/// The directions in which a man of `side` captures under `rules`.
+#[inline]
+fn man_capture_dirs(rules: &Rules, side: Color) -> &'static [Dir] {
+    match (rules.men_capture_backward, side) {
+        (true, _) => &Dir::ALL,
+        (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
+        (false, Color::Black) => &[Dir::DownLeft, Dir::DownRight],
+    }
+}
+
 /// The slots `x` with square `step(x, d)` in `to`: where a move in direction `d` comes from.
 #[inline(always)]
 fn from_of(g: &Geometry, to: u32, d: Dir) -> u32 {
@@ -515,11 +525,7 @@ impl<S: Finished> BitSlice<'_, S> {
         } else {
             opp & !opp_kings
         };
-        let man_dirs: &[Dir] = match (rules.men_capture_backward, side) {
-            (true, _) => &Dir::ALL,
-            (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
-            (false, Color::Black) => &[Dir::DownLeft, Dir::DownRight],
-        };
+        let man_dirs = man_capture_dirs(rules, side);
         // Pieces of `from` that jump over `over` in `d` onto an empty square.
         let jumpers = |from: u64, over: u64, d: Dir| {
             from & g.step_set(over & g.step_set(empty, d.reverse()), d.reverse())
@@ -801,11 +807,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let own = pos.pieces(side);
         let opp = pos.pieces(side.opponent());
         let empty = g.all & !pos.occupied();
-        let man_dirs: &[Dir] = match (rules.men_capture_backward, side) {
-            (true, _) => &Dir::ALL,
-            (false, Color::White) => &[Dir::UpLeft, Dir::UpRight],
-            (false, Color::Black) => &[Dir::DownLeft, Dir::DownRight],
-        };
+        let man_dirs = man_capture_dirs(rules, side);
         let kings = pos.kings();
         // The men that may take the innermost king (a king of the other side).
         let men = if rules.men_capture_kings {
