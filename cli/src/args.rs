@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use dtb_gen::build::{self, Plan, Values};
-use dtb_probe::Rules;
+use dtb_probe::{CountProfile, Rules};
 
 /// `--variant`, for every subcommand that works on one rule set.
 #[derive(clap::Args, Debug)]
@@ -69,15 +69,18 @@ pub struct Set {
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
     /// The value kinds to write, comma-separated: `wld` (win/loss/draw, always written),
-    /// `dtw` (exact distance to win in plies, and the best move) or `dtc` (distance to
+    /// `dtw` (exact distance to win in plies, and the best move), `dtc` (distance to
     /// conversion in plies under the variant's move-count rule, `count=` in --variant:
     /// cursed wins, and values at any counter; dtw and dtc go in separate runs, into the
-    /// same directory if you like). Default: wld,dtw. With
+    /// same directory if you like) or `mtc` (moves to conversion: plies to the next man
+    /// move or capture that keeps the win, with no count rule; DTC files under `count=mtc`,
+    /// probed with `--variant VARIANT,count=mtc`; a directory holds DTC files of one
+    /// profile). Default: wld,dtw. With
     /// `wld` alone, solved slices are kept at 2 bits a position instead of 16 (what 7 and
     /// 8 pieces need to fit in memory), and `dtb probe` answers win, loss or draw without
     /// distance or best move.
     #[arg(long, value_name = "KINDS", value_parser = parse_values, conflicts_with = "wld_only")]
-    pub values: Option<Values>,
+    pub values: Option<Kinds>,
     /// The same as `--values wld`.
     #[arg(long)]
     pub wld_only: bool,
@@ -104,10 +107,28 @@ pub struct Set {
 }
 
 impl Set {
+    /// The variant, with the count profile of its DTC files: `count=` in --variant, or
+    /// moves to conversion for `--values mtc` (an error beside another `count=`).
+    pub fn variant(&self) -> Result<dtb_probe::Variant> {
+        let mut v = self.variant.parsed()?;
+        if self.values.is_some_and(|k| k.mtc) {
+            let base = dtb_probe::Variant::of(v.rules);
+            if v.count != base.count && v.count != CountProfile::MTC {
+                anyhow::bail!(
+                    "--values mtc is DTC with no count rule (count=mtc); --variant {:?} gives \
+                     count limits of its own: drop count= or use --values dtc",
+                    self.variant.variant
+                );
+            }
+            v.count = CountProfile::MTC;
+        }
+        Ok(v)
+    }
+
     /// The value kinds asked for (`--values`, `--wld-only`).
     pub fn values(&self) -> Values {
         match (self.values, self.wld_only) {
-            (Some(v), _) => v,
+            (Some(k), _) => k.values,
             (None, true) => Values::WLD,
             (None, false) => Values::WLD_DTW,
         }
@@ -150,8 +171,45 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 }
 
 /// `--values`: kinds by their file extensions ([`Values`]'s parser).
-fn parse_values(s: &str) -> Result<Values, String> {
-    s.parse()
+fn parse_values(s: &str) -> Result<Kinds, String> {
+    // `mtc` is DTC under the moves-to-conversion profile: the same files, another profile.
+    let mut mtc = false;
+    let names: Vec<&str> = s
+        .split(',')
+        .map(str::trim)
+        .map(|k| {
+            if k.eq_ignore_ascii_case("mtc") {
+                mtc = true;
+                "dtc"
+            } else {
+                k
+            }
+        })
+        .collect();
+    if mtc && names.iter().filter(|k| **k == "dtc").count() > 1 {
+        return Err(
+            "dtc and mtc are two count profiles: build them into two directories, \
+                    one run each"
+                .to_string(),
+        );
+    }
+    let values: Values = names.join(",").parse().map_err(|e: String| {
+        let e = e.replace("dtw, dtc (", "dtw, dtc, mtc (");
+        if mtc {
+            e.replace("--values dtc", "--values mtc")
+                .replace("and dtc", "and mtc")
+        } else {
+            e
+        }
+    })?;
+    Ok(Kinds { values, mtc })
+}
+
+/// `--values`: the kinds, and whether `mtc` named the DTC files' profile.
+#[derive(Clone, Copy, Debug)]
+pub struct Kinds {
+    values: Values,
+    mtc: bool,
 }
 
 /// `--format-version`: 1 or 3 (2 is a DTW version, chosen by the rules).

@@ -84,7 +84,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .zstd
         .or(a.zstd_level.map(CompressionParams::level))
         .unwrap_or(build::ZSTD);
-    let variant = a.set.variant.parsed()?;
+    let variant = a.set.variant()?;
     let rules = variant.rules;
     let out = a.set.out.clone();
     let plan = match &a.slice {

@@ -60,7 +60,8 @@ enum Emit {
 /// # Errors
 /// Any failure, as one message chain for the caller to print.
 pub fn run(a: Args) -> Result<ExitCode> {
-    let rules = a.set.variant.rules()?;
+    let variant = a.set.variant()?;
+    let rules = variant.rules;
     let pieces = a.set.pieces;
     if pieces > build::MAX_PIECES && !matches!(a.emit, Emit::Json) {
         bail!(
@@ -71,7 +72,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     let plan = Plan::for_forecast(rules, pieces, &a.set.out)?
         .with_values(a.set.values())
-        .with_fill(a.fill.into());
+        .with_fill(a.fill.into())
+        .with_count(variant.count);
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);

@@ -268,6 +268,122 @@ fn dtc_tables_from_the_command_line() {
     );
 }
 
+/// The probe's JSON answer for `fen` from the tables of `dir` under `variant`.
+fn probe_json(variant: &str, dir: &str, fen: &str, counter: &str) -> serde_json::Value {
+    let out = dtb(&[
+        "probe",
+        "--variant",
+        variant,
+        "--dir",
+        dir,
+        "--json",
+        "--counter",
+        counter,
+        fen,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Moves to conversion from the command line: `dtb gen --values mtc` writes DTC files under
+/// `count=mtc`, probed with `count=mtc` at any counter; a win cursed under 20 plies is a win
+/// there, in the same plies (its conversion, a capture, ends the game). The directory then
+/// refuses a DTC build of another profile and keeps its files; `--values mtc` beside limits
+/// of its own, or with dtc, is refused; `dtb plan` writes jobs that build under `count=mtc`.
+#[test]
+fn mtc_tables_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let gen = |variant: &str, values: &str, out: &str| {
+        dtb(&[
+            "gen",
+            "--variant",
+            variant,
+            "--pieces",
+            "3",
+            "--values",
+            values,
+            "--out",
+            out,
+        ])
+    };
+    let out = gen("english", "mtc", d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = dtb(&["verify", "--variant", "english,count=mtc", "--dir", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let limited = tempfile::tempdir().unwrap();
+    let l = limited.path().to_str().unwrap();
+    assert_eq!(gen("english,count=20", "dtc", l).status.code(), Some(0));
+    let fen = "W:WK1,K19:BK27";
+    let cursed = probe_json("english,count=20", l, fen, "0");
+    assert_eq!(cursed["category"], "cursed-win");
+    let plies = cursed["dtc"].as_u64().unwrap();
+    assert!(plies > 20, "{cursed}");
+    for counter in ["0", "1000"] {
+        let j = probe_json("english,count=mtc", d, fen, counter);
+        assert_eq!(
+            (&j["category"], &j["result"]),
+            (&"win".into(), &"win".into())
+        );
+        assert_eq!(j["dtc"].as_u64(), Some(plies), "{j}");
+    }
+    // The same profile by its other name.
+    assert_eq!(probe_json("english,count=none", d, fen, "0")["dtc"], plies);
+    // Probed under English's own rule: refused, with the count= that reads them.
+    let out = dtb(&["probe", "--dir", d, fen]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("probe with count=none in the variant"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A DTC build of another profile into the directory: refused, its files kept.
+    let file = dir.path().join("english-0102.dtc");
+    let before = std::fs::read(&file).unwrap();
+    let out = gen("english,count=20", "dtc", d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let e = text(&out.stderr);
+    assert!(e.contains("another count profile (general:none)"), "{e}");
+    assert!(e.contains("another --out"), "{e}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // Bad combinations: one clear error each.
+    for (variant, values, says) in [
+        ("english,count=20", "mtc", "drop count= or use --values dtc"),
+        ("english", "mtc,dtc", "two count profiles"),
+        ("english", "dtw,mtc", "dtw and mtc are solved apart"),
+        ("english", "mtd", "dtw, dtc, mtc"),
+    ] {
+        let out = gen(variant, values, l);
+        assert_ne!(out.status.code(), Some(0), "{values}");
+        assert!(
+            text(&out.stderr).contains(says),
+            "{values}: {}",
+            text(&out.stderr)
+        );
+    }
+    // Jobs of an MTC plan build under count=mtc (International's own rule has other
+    // regimes, so the variant's text names it).
+    let out = dtb(&[
+        "plan",
+        "--variant",
+        "international",
+        "--pieces",
+        "3",
+        "--values",
+        "mtc",
+        "--emit",
+        "make",
+        "--out",
+        d,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let make = text(&out.stdout);
+    assert!(
+        make.contains("gen --variant international,count=mtc --slice 0101 --values wld,dtc"),
+        "{make}"
+    );
+}
+
 /// `dtb verify` checks the cursed wins and blessed losses a DTC header states: a king
 /// against two kings (0102, which also holds `W:WK1,K19:BK27` colour-reversed) has cursed
 /// wins under 20 plies, and a header claiming one more for Black to move fails the slice,

@@ -164,7 +164,16 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
         "gen --variant {} --slice {}{}{}{} --threads {cpus} --memory {mib}M",
-        shell_word(&plan.rules.spec()),
+        // DTC files depend on the count profile: the variant's text says it (`count=`).
+        shell_word(&if plan.values.contains(ValueKind::Dtc) {
+            dtb_probe::Variant {
+                rules: plan.rules,
+                count: plan.count,
+            }
+            .spec()
+        } else {
+            plan.rules.spec()
+        }),
         u.material,
         if plan.values == Values::WLD_DTW {
             String::new()

@@ -478,7 +478,7 @@ pub enum CountError {
     /// `count=` with nothing after it.
     #[error(
         "count= needs limits in plies: count=PLIES (the general regime), \
-         count=REGIME:PLIES,..., or count=none"
+         count=REGIME:PLIES,..., count=none or count=mtc"
     )]
     Empty,
     /// A regime name no profile has.
@@ -507,8 +507,8 @@ pub enum CountError {
     /// A regime given twice.
     #[error("count regime {regime} is given twice (each regime at most once)")]
     Repeated { regime: &'static str },
-    /// `count=none` beside other limits.
-    #[error("count=none turns every limit off and takes no other item")]
+    /// `count=none` or `count=mtc` beside other limits.
+    #[error("count=none (every limit off) and count=mtc (moves to conversion) take no other item")]
     NoneNotAlone,
     /// `count=` given twice in one `--variant`.
     #[error("count= is given twice (write every limit in one count=)")]
@@ -533,6 +533,12 @@ impl CountProfile {
     pub const POOL: CountProfile = profile(Shape::Pool, [26, 0, 0, 0, 0]);
     /// No count rule (Italian, Spanish): one general regime without a limit.
     pub const NONE: CountProfile = profile(Shape::General, [0; MAX_REGIMES]);
+    /// Moves to conversion (`count=mtc`, `dtb gen --values mtc`), in any variant: one
+    /// general regime without a limit, reset by every man move (a crowning included) and
+    /// every capture, so that a DTC code counts the plies to the next conversion into a
+    /// position the same side still wins, whatever the variant's own count rule (the MTC of
+    /// KingsRow's English tables, in plies). The same profile as [`CountProfile::NONE`].
+    pub const MTC: CountProfile = CountProfile::NONE;
 
     /// The profile of `rules`' preset: of the preset whose name [`Rules::spec`] writes first
     /// (the preset the rules differ from in the fewest fields), so that house rules keep
@@ -746,20 +752,26 @@ impl CountProfile {
 
     /// This profile with limits changed by `text`, the value of `count=` (its items separated
     /// by commas): `PLIES` sets the general regime's limit, `REGIME:PLIES` that regime's,
-    /// `REGIME:none` turns one off, and `none` alone turns them all off. Limits are plies
-    /// (half-moves), 1 to 65535. `variant` names the variant in errors.
+    /// `REGIME:none` turns one off, `none` alone turns them all off, and `mtc` alone gives
+    /// [`CountProfile::MTC`] (moves to conversion, whatever this profile's regimes). Limits
+    /// are plies (half-moves), 1 to 65535. `variant` names the variant in errors.
     ///
     /// # Errors
     /// [`CountError`]: an empty text, a regime no profile has or this one lacks, a limit that
-    /// is not a number of plies or is 0, a regime given twice, `none` beside other items.
+    /// is not a number of plies or is 0, a regime given twice, `none` or `mtc` beside other
+    /// items.
     pub fn with_limits(&self, text: &str, variant: &str) -> Result<CountProfile, CountError> {
         let items: Vec<&str> = text.split(',').map(str::trim).collect();
         if items.iter().all(|s| s.is_empty()) {
             return Err(CountError::Empty);
         }
-        if items.iter().any(|s| s.eq_ignore_ascii_case("none")) {
+        let word = |s: &&str| s.eq_ignore_ascii_case("none") || s.eq_ignore_ascii_case("mtc");
+        if items.iter().any(word) {
             if items.len() > 1 {
                 return Err(CountError::NoneNotAlone);
+            }
+            if items[0].eq_ignore_ascii_case("mtc") {
+                return Ok(CountProfile::MTC);
             }
             return Ok(CountProfile {
                 limits: [0; MAX_REGIMES],
@@ -832,8 +844,12 @@ impl CountProfile {
     /// The `count=` value that turns `base` into this profile ([`CountProfile::with_limits`]
     /// reads it back), or `None` when they are equal or of different structure: each regime
     /// whose limit differs as `REGIME:PLIES` or `REGIME:none`, or `PLIES` alone for a profile
-    /// of one regime, or `none` when every limit is off.
+    /// of one regime, `none` when every limit is off, or `mtc` for [`CountProfile::MTC`]
+    /// against a profile of other regimes.
     pub fn limits_text(&self, base: &CountProfile) -> Option<String> {
+        if *self == CountProfile::MTC && base.shape != Shape::General {
+            return Some("mtc".to_string());
+        }
         if self.shape != base.shape || self.limits == base.limits {
             return None;
         }
@@ -1085,6 +1101,22 @@ mod tests {
             Some("five:none,sixteen:40,general:60")
         );
         assert_eq!(CountProfile::NONE.limits_text(&e).as_deref(), Some("none"));
+        // Moves to conversion: one general regime without a limit, whatever the variant's.
+        let mtc = i.with_limits("MTC", "international").unwrap();
+        assert_eq!(mtc, CountProfile::MTC);
+        assert_ne!(mtc, i.with_limits("none", "international").unwrap());
+        assert_eq!(mtc.regimes().len(), 1);
+        assert_eq!(mtc.regimes()[0].resets, Resets::ManMoveOrCapture);
+        assert_eq!(mtc.limits_text(&i).as_deref(), Some("mtc"));
+        assert_eq!(
+            i.with_limits(&mtc.limits_text(&i).unwrap(), "international"),
+            Ok(mtc)
+        );
+        assert_eq!(e.with_limits("mtc", "english"), Ok(CountProfile::NONE));
+        assert_eq!(
+            CountProfile::RUSSIAN.with_limits("mtc", "russian"),
+            Ok(CountProfile::MTC)
+        );
         // Italian, no rule: a house limit is a general limit.
         assert_eq!(
             CountProfile::NONE
@@ -1129,6 +1161,10 @@ mod tests {
             "count regime general is given twice (each regime at most once)"
         );
         assert_eq!(e("none,five:10"), CountError::NoneNotAlone.to_string());
+        assert_eq!(
+            e("mtc,50"),
+            "count=none (every limit off) and count=mtc (moves to conversion) take no other item"
+        );
         assert_eq!(e(""), CountError::Empty.to_string());
         assert_eq!(
             CountProfile::ENGLISH

@@ -439,11 +439,17 @@ impl Tablebase {
         let mut what = t.header().mismatch(&self.rules, material, kind);
         if what.is_none() && kind == ValueKind::Dtc && t.header().count_code != self.count.encode()
         {
-            let theirs = CountProfile::decode(&t.header().count_code)
-                .map_or_else(|| "an unknown one".to_string(), |p| p.describe());
+            let theirs = CountProfile::decode(&t.header().count_code);
+            // How a player asks for the file's profile (`count=mtc`, `count=20`).
+            let hint = theirs
+                .and_then(|p| p.limits_text(&CountProfile::for_rules(&self.rules)))
+                .map_or_else(String::new, |t| {
+                    format!("; probe with count={t} in the variant")
+                });
+            let theirs = theirs.map_or_else(|| "an unknown one".to_string(), |p| p.describe());
             what = Some(format!(
                 "its DTC values are under another count profile ({theirs}) than the one \
-                 probed ({})",
+                 probed ({}){hint}",
                 self.count.describe()
             ));
         }

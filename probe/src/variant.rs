@@ -459,7 +459,8 @@ impl Variant {
     /// `count=LIMITS` item anywhere after the preset. `LIMITS` is `PLIES` (the general
     /// regime's limit), `REGIME:PLIES` items separated by commas
     /// (`count=general:50,sixteen:32,five:10`: the items after `count=` that are
-    /// `REGIME:VALUE`, with no `=`, belong to it), `REGIME:none`, or `none` (no count rule).
+    /// `REGIME:VALUE`, with no `=`, belong to it), `REGIME:none`, `none` (no count rule), or `mtc` (moves to conversion,
+    /// [`CountProfile::MTC`]).
     /// Limits are plies (half-moves; "40 moves each" is 80). The profile changed is that of
     /// the rules' preset (the one [`Rules::spec`] writes first), so a house rule set keeps
     /// its game's count rule.
@@ -729,7 +730,14 @@ mod tests {
             let w = Variant::parse(&format!("{},count=general:77", p.name)).unwrap();
             assert_eq!(Variant::parse(&w.spec()), Ok(w), "{}", w.spec());
             assert_ne!(w, v);
+            let m = Variant::parse(&format!("{},count=mtc", p.name)).unwrap();
+            assert_eq!(m.count, CountProfile::MTC, "{}", p.name);
+            assert_eq!(Variant::parse(&m.spec()), Ok(m), "{}", m.spec());
         }
+        assert_eq!(
+            Variant::parse("russian,count=mtc").unwrap().spec(),
+            "russian,count=mtc"
+        );
         // The profile follows the rules played: pool's fields changed to Russian's are Russian.
         let v = Variant::parse("pool,first=white,mid-capture-crowning=crown-and-continue").unwrap();
         assert_eq!(v.rules, Rules::RUSSIAN);

@@ -359,6 +359,37 @@ fn international_dtc_tables_to_three_pieces_agree() {
     assert_dtc_tables_agree_with(international_3(), 3);
 }
 
+/// MTC tables (`count=mtc`: one general regime, reset by every man move and capture, no
+/// limit) of International 2-3, whose own rule has other regimes, agree with the oracle
+/// solved under that regime with a limit of 60 plies, above every distance the tables hold:
+/// a limit no win or loss reaches changes no value, so the codes read against it give the
+/// oracle's result at every counter (which checks each distance exactly).
+#[test]
+fn international_mtc_tables_to_three_pieces_agree() {
+    let rules = Rules::INTERNATIONAL;
+    let dir = tempfile::tempdir().unwrap();
+    let tb = build_dtc(rules, CountProfile::MTC, 3, dir.path());
+    let longest = tb
+        .materials(ValueKind::Dtc)
+        .into_iter()
+        .map(|m| tb.table(m, ValueKind::Dtc).unwrap().header().max_plies)
+        .max()
+        .unwrap();
+    let limited = CountProfile::MTC
+        .with_limits("60", "international")
+        .unwrap();
+    assert!(longest > 0 && longest < 60, "longest MTC {longest}");
+    assert_ne!(
+        CountProfile::MTC,
+        CountProfile::INTERNATIONAL
+            .with_limits("none", "international")
+            .unwrap()
+    );
+    solve(&rules, &limited, 3).assert_agrees(&rules, &limited, |pos| {
+        tb.probe_code(pos, ValueKind::Dtc).expect("probe")
+    });
+}
+
 /// DTC tables of English 2-4 under the preset's 80 plies agree with the oracle.
 #[test]
 #[ignore]

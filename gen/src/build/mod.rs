@@ -127,6 +127,10 @@ pub enum BuildError {
     Slice(String, &'static str),
     #[error("slice {0} is being built by another dtb gen in this directory")]
     SliceLocked(Material),
+    /// The output directory holds a DTC file under another count profile (the message
+    /// names it and both profiles); nothing is written.
+    #[error("{0}")]
+    OtherProfile(String),
 }
 
 /// Figures of one slice.
@@ -220,6 +224,9 @@ enum OnDisk {
     Missing,
     /// Some file is present but cannot be used (why): it is solved and written again.
     Unusable(String),
+    /// A whole DTC file of this slice under another count profile (why): a build stops
+    /// rather than write over it ([`BuildError::OtherProfile`]).
+    OtherProfile(String),
 }
 
 /// Whether the files of slice `m` are finished: each kind the plan writes exists, opens,
@@ -241,8 +248,12 @@ fn on_disk(plan: &Plan, m: Material) -> OnDisk {
             return OnDisk::Unusable(format!("{}: {why}", path.display()));
         }
         if kind == ValueKind::Dtc && t.header().count_code != plan.count.encode() {
-            return OnDisk::Unusable(format!(
-                "{}: its DTC values are under another count profile than the build's ({})",
+            let theirs = CountProfile::decode(&t.header().count_code)
+                .map_or_else(|| "an unknown one".to_string(), |p| p.describe());
+            return OnDisk::OtherProfile(format!(
+                "{}: its DTC values are under another count profile ({theirs}) than this \
+                 build's ({}); a directory holds the DTC files of one profile: build into \
+                 another --out, or remove its .dtc files first",
                 path.display(),
                 plan.count.describe()
             ));
@@ -435,7 +446,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         return Err(BuildError::Pieces(plan.pieces));
     }
     let locks = lock_output(plan)?;
-    let done = finished_on_disk(plan, obs);
+    let done = finished_on_disk(plan, obs)?;
     check_before_work(plan, &done)?;
     let readers = Readers::new(&plan.slices, &done);
     obs.build_start(
@@ -571,12 +582,22 @@ fn lock_output(plan: &Plan) -> Result<Locks, BuildError> {
 
 /// Which slices of the plan are finished on disk (a usable file; an unusable one is told to
 /// `obs` and solved again).
-fn finished_on_disk(plan: &Plan, obs: &dyn Observer) -> Vec<bool> {
+///
+/// # Errors
+/// [`BuildError::OtherProfile`] for a DTC file under another count profile: a build never
+/// writes over tables it did not make.
+fn finished_on_disk(plan: &Plan, obs: &dyn Observer) -> Result<Vec<bool>, BuildError> {
     use rayon::prelude::*;
     // Checked on all worker threads (a restart of a big build reads gigabytes here); told
     // to `obs` in plan order.
     let states: Vec<OnDisk> = plan.slices.par_iter().map(|&m| on_disk(plan, m)).collect();
-    plan.slices
+    if let Some(OnDisk::OtherProfile(why)) =
+        states.iter().find(|s| matches!(s, OnDisk::OtherProfile(_)))
+    {
+        return Err(BuildError::OtherProfile(why.clone()));
+    }
+    Ok(plan
+        .slices
         .iter()
         .zip(states)
         .map(|(&m, state)| {
@@ -585,7 +606,7 @@ fn finished_on_disk(plan: &Plan, obs: &dyn Observer) -> Vec<bool> {
             }
             state == OnDisk::Finished
         })
-        .collect()
+        .collect())
 }
 
 /// What stops a build before any work: a job of one slice whose inputs are not finished, a
