@@ -25,7 +25,7 @@ use dtb_probe::{fen, Dtw, Position, ProbeError, Rules, Variant, Wld};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyFileNotFoundError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyInt, PyString};
 
 create_exception!(dtb, DtbError, PyException, "Any error dtb reports.");
 create_exception!(dtb, FenError, DtbError, "The FEN text could not be parsed.");
@@ -293,8 +293,25 @@ impl DtcMove {
     }
 }
 
-/// A counter from Python: a whole number from 0 to 65535 (the probe then checks it against
-/// the position's limit), else CounterError.
+/// A counter from Python: any int, a whole number from 0 to 65535 (the probe then checks it
+/// against the position's limit), else CounterError, however large; not an int, TypeError.
+struct Counter(u16);
+
+impl<'py> FromPyObject<'py> for Counter {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        match ob.extract::<i64>() {
+            Ok(n) => counter_of(n).map(Counter),
+            // An int beyond 64 bits: said without echoing its digits.
+            Err(_) if ob.is_instance_of::<PyInt>() => Err(CounterError::new_err(if ob.lt(0)? {
+                "counter is below 0: plies since the last capture or man move, 0 or more"
+            } else {
+                "counter is over every count limit (at most 65535 plies)"
+            })),
+            Err(e) => Err(e),
+        }
+    }
+}
+
 fn counter_of(counter: i64) -> PyResult<u16> {
     u16::try_from(counter).map_err(|_| {
         CounterError::new_err(if counter < 0 {
@@ -627,10 +644,10 @@ impl Tablebase {
     /// variant text: "english,count=20") when `counter` plies have passed since the counter
     /// was last reset: category at counter 0, result at `counter`, plies to conversion.
     /// Needs DTC tables built under that profile (`dtb gen --values dtc`).
-    #[pyo3(signature = (fen, counter = 0))]
-    fn probe_dtc(&self, py: Python<'_>, fen: Text, counter: i64) -> PyResult<DtcValue> {
+    #[pyo3(signature = (fen, counter = Counter(0)), text_signature = "($self, fen, counter=0)")]
+    fn probe_dtc(&self, py: Python<'_>, fen: Text, counter: Counter) -> PyResult<DtcValue> {
         let tb = self.open()?;
-        let counter = counter_of(counter)?;
+        let counter = counter.0;
         py.allow_threads(|| {
             let pos = parse(&tb, &fen.0)?;
             tb.probe_dtc(&pos, counter)
@@ -642,10 +659,10 @@ impl Tablebase {
 
     /// Every legal move at `counter`, best first for the mover under the count rule, each
     /// with the value of the position after it for its side to move at its counter.
-    #[pyo3(signature = (fen, counter = 0))]
-    fn moves_dtc(&self, py: Python<'_>, fen: Text, counter: i64) -> PyResult<Vec<DtcMove>> {
+    #[pyo3(signature = (fen, counter = Counter(0)), text_signature = "($self, fen, counter=0)")]
+    fn moves_dtc(&self, py: Python<'_>, fen: Text, counter: Counter) -> PyResult<Vec<DtcMove>> {
         let tb = self.open()?;
-        let counter = counter_of(counter)?;
+        let counter = counter.0;
         let notation = self.notation;
         py.allow_threads(|| -> Result<Vec<DtcMove>, Failure> {
             let tb = &*tb;
