@@ -123,12 +123,17 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             );
             if h.kind == ValueKind::Dtc {
                 let (cw, bl) = cursed_totals(h);
-                let profile = CountProfile::decode(&h.count_code)
-                    .map_or_else(|| "?".to_string(), |p| p.describe());
-                outln!(
-                    "{:<22} count rule {profile}: {cw} cursed wins, {bl} blessed losses",
-                    ""
-                );
+                let profile = CountProfile::decode(&h.count_code);
+                if profile == Some(CountProfile::MTC) {
+                    // No limit: nothing is cursed or blessed; the plies are moves to conversion.
+                    outln!("{:<22} no count rule: moves to conversion (count=mtc)", "");
+                } else {
+                    let profile = profile.map_or_else(|| "?".to_string(), |p| p.describe());
+                    outln!(
+                        "{:<22} count rule {profile}: {cw} cursed wins, {bl} blessed losses",
+                        ""
+                    );
+                }
             }
         }
     }

@@ -311,6 +311,11 @@ fn mtc_tables_from_the_command_line() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let out = dtb(&["verify", "--variant", "english,count=mtc", "--dir", d]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let info = text(&dtb(&["info", "--dir", d]).stdout);
+    assert!(
+        info.contains("no count rule: moves to conversion (count=mtc)"),
+        "{info}"
+    );
     let limited = tempfile::tempdir().unwrap();
     let l = limited.path().to_str().unwrap();
     assert_eq!(gen("english,count=20", "dtc", l).status.code(), Some(0));
