@@ -12,7 +12,8 @@ pub struct Variant {
     /// Variant: a preset, then any FIELD=VALUE overrides, comma-separated
     /// (`english,blocked=majority`; fields and values: `dtb variants`), and for DTC values
     /// its move-count limits in plies (`english,count=100`,
-    /// `international,count=sixteen:32,five:10`, `count=none`).
+    /// `international,count=sixteen:32,five:10`, `count=none`; `count=mtc` for moves to
+    /// conversion).
     #[arg(long, default_value = "english")]
     pub variant: String,
 }
