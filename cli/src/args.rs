@@ -174,11 +174,12 @@ fn parse_budget(s: &str) -> Result<u64, String> {
 /// `--values`: kinds by their file extensions ([`Values`]'s parser).
 fn parse_values(s: &str) -> Result<Kinds, String> {
     // `mtc` is DTC under the moves-to-conversion profile: the same files, another profile.
-    let mut mtc = false;
+    let (mut mtc, mut dtc) = (false, false);
     let names: Vec<&str> = s
         .split(',')
         .map(str::trim)
         .map(|k| {
+            dtc |= k == "dtc";
             if k.eq_ignore_ascii_case("mtc") {
                 mtc = true;
                 "dtc"
@@ -187,7 +188,7 @@ fn parse_values(s: &str) -> Result<Kinds, String> {
             }
         })
         .collect();
-    if mtc && names.iter().filter(|k| **k == "dtc").count() > 1 {
+    if mtc && dtc {
         return Err(
             "dtc and mtc are two count profiles: build them into two directories, \
                     one run each"
