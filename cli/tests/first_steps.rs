@@ -104,6 +104,29 @@ fn a_memory_budget_no_build_fits_is_refused_before_anything_is_made() {
     assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
 }
 
+/// A budget a slice's forecast does not fit (English 2-7 in 100 MiB) is refused before any
+/// work, and the folders `--out` would have made are gone again; a folder that was there
+/// stays.
+#[test]
+fn a_build_refused_for_memory_leaves_no_folder_it_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let top = tmp.path().join("t");
+    let out = top.join("a").join("b");
+    let o = out.to_str().unwrap();
+    let r = dtb(&["gen", "--pieces", "7", "--memory", "100M", "--out", o]);
+    assert_eq!(r.status.code(), Some(2));
+    let err = text(&r.stderr);
+    assert!(
+        err.contains("needs about") && err.contains("see --memory"),
+        "{err}"
+    );
+    assert!(!top.exists(), "{err}");
+    std::fs::create_dir(&top).unwrap();
+    let r = dtb(&["gen", "--pieces", "7", "--memory", "100M", "--out", o]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(top.is_dir() && !top.join("a").exists());
+}
+
 /// `--sample 0` is said in words (not as a range of u64), with status 2.
 #[test]
 fn verify_sample_zero_is_said_in_words() {

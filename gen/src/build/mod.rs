@@ -445,9 +445,23 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     if plan.pieces > MAX_PIECES {
         return Err(BuildError::Pieces(plan.pieces));
     }
+    // A build refused before any work leaves no directory it made behind.
+    let made = first_missing(&plan.out);
     let locks = lock_output(plan)?;
-    let done = finished_on_disk(plan, obs)?;
-    check_before_work(plan, &done)?;
+    let checked = finished_on_disk(plan, obs).and_then(|done| {
+        check_before_work(plan, &done)?;
+        Ok(done)
+    });
+    let done = match checked {
+        Ok(done) => done,
+        Err(e) => {
+            drop(locks);
+            if let Some(top) = made {
+                unmake_output(plan, &top);
+            }
+            return Err(e);
+        }
+    };
     let readers = Readers::new(&plan.slices, &done);
     obs.build_start(
         plan.slices
@@ -523,6 +537,30 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     }
     drop(locks);
     Ok(all)
+}
+
+/// The outermost folder of `dir` (itself, or a parent) that does not exist yet: what
+/// `create_dir_all` will make.
+fn first_missing(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .last()
+        .map(Path::to_path_buf)
+}
+
+/// Removes the output directory this run created (up to `top`, the outermost folder it
+/// made), with the lock files it put there, when it stops before any work; a folder that
+/// holds anything else stays (another job may have written there).
+fn unmake_output(plan: &Plan, top: &Path) {
+    let _ = std::fs::remove_file(plan.out.join(LOCK_FILE));
+    if let Some(m) = plan.single {
+        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
+    }
+    for dir in plan.out.ancestors() {
+        if std::fs::remove_dir(dir).is_err() || dir == top {
+            break;
+        }
+    }
 }
 
 /// The output directory's lock (and a job of one slice's slice lock), held while a build runs.
