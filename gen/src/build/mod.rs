@@ -455,10 +455,11 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     let done = match checked {
         Ok(done) => done,
         Err(e) => {
-            drop(locks);
+            // Removed while still held, so no other run takes the lock in between.
             if let Some(top) = made {
                 unmake_output(plan, &top);
             }
+            drop(locks);
             return Err(e);
         }
     };
@@ -533,7 +534,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
     if let Some(m) = plan.single {
         // Finished: the slice's lock file goes (a job that opened it meanwhile finds the
         // slice's file finished and does nothing).
-        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
+        let _ = std::fs::remove_file(slice_lock_path(plan, m));
     }
     drop(locks);
     Ok(all)
@@ -554,13 +555,18 @@ fn first_missing(dir: &Path) -> Option<PathBuf> {
 fn unmake_output(plan: &Plan, top: &Path) {
     let _ = std::fs::remove_file(plan.out.join(LOCK_FILE));
     if let Some(m) = plan.single {
-        let _ = std::fs::remove_file(plan.out.join(format!(".dtb-gen-{m}.lock")));
+        let _ = std::fs::remove_file(slice_lock_path(plan, m));
     }
     for dir in plan.out.ancestors() {
         if std::fs::remove_dir(dir).is_err() || dir == top {
             break;
         }
     }
+}
+
+/// The lock file of a job of one slice, slice `m`.
+fn slice_lock_path(plan: &Plan, m: Material) -> PathBuf {
+    plan.out.join(format!(".dtb-gen-{m}.lock"))
 }
 
 /// The output directory's lock (and a job of one slice's slice lock), held while a build runs.
@@ -1077,7 +1083,7 @@ fn profile_tag(count: &CountProfile) -> String {
 /// Hold slice `m` of the build directory alone (`.dtb-gen-<slice>.lock`) for a job of one
 /// slice.
 fn lock_slice(plan: &Plan, m: Material) -> Result<File, BuildError> {
-    let path = plan.out.join(format!(".dtb-gen-{m}.lock"));
+    let path = slice_lock_path(plan, m);
     let f = File::create(&path).map_err(|source| BuildError::Lock {
         path: path.clone(),
         source,
