@@ -13,10 +13,11 @@
 //!   ranking and one read per row and move, for the 32 slots at once;
 //! - capture positions are found a word at a time (the captures of the board without the
 //!   innermost king, less the one landing square it may block, and the captures it makes or
-//!   suffers). Where the innermost king takes no part in them and they are single jumps,
-//!   they are resolved a row at a time: each capture's successor row is looked up once for
-//!   all those slots ([`Finished::values_with_king`]); the others position by position, as
-//!   the grouped solver does. Crownings are looked up a row at a time the same way.
+//!   suffers). Where the innermost king takes no part in them (and, for multiple jumps, the
+//!   capture is free to choose), they are resolved a row at a time: each capture's
+//!   successor row is looked up once for all those slots ([`Finished::values_with_king`]);
+//!   the others position by position, as the grouped solver does. Crownings are looked up a
+//!   row at a time the same way.
 //!
 //! Each row of each side holds bit planes: won, lost, still open, and positions with an
 //! exit that does not lose. Rows are re-evaluated (a word at a time: won if a move reaches a
@@ -33,7 +34,7 @@
 use super::*;
 use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
-use dtb_probe::internal::rules::{KingRange, MidCapturePromotion};
+use dtb_probe::internal::rules::{KingRange, MidCapturePromotion, Precedence};
 use dtb_probe::movegen::Move;
 
 /// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
@@ -779,15 +780,16 @@ impl<S: Finished> BitSlice<'_, S> {
     }
 
     /// The capture positions `caps` of row `others` of `side` whose captures are the board's
-    /// without the innermost king, all single jumps: their outcomes from the successors'
-    /// rows, each looked up once for all those slots ([`Finished::values_with_king`]).
-    /// A slot on a capture's landing square blocks that capture: the others decide it.
-    /// Where the innermost king captures too (its colour to move), its own jumps are added
-    /// slot by slot. Returns the slots won and lost among them, and the rest of `caps`, left
-    /// to resolve one by one: where the innermost king has a multiple jump or may be
-    /// captured (the other colour to move), on the board or by a piece that lands next to
-    /// it (it might go on over it), and every slot where some capture is not a single jump
-    /// or a precedence rule chooses among them ([`single_jumps`]).
+    /// without the innermost king: their outcomes from the successors' rows, each looked up
+    /// once for all those slots ([`Finished::values_with_king`]). A slot on a single jump's
+    /// landing square blocks that capture: the others decide it. Where the innermost king
+    /// captures too (its colour to move), its own jumps are added slot by slot. Returns the
+    /// slots won and lost among them, and the rest of `caps`, left to resolve one by one:
+    /// where the innermost king has a multiple jump or may be captured (the other colour to
+    /// move), on the board or by a piece that lands next to it (it might go on over it),
+    /// where it stands on a multiple jump's route, and every slot of a row whose board has a
+    /// multiple jump under a precedence rule or a precedence rule chooses among single jumps
+    /// ([`single_jumps`]).
     fn row_captures(
         &self,
         dec: &GroupDecoder,
@@ -796,12 +798,22 @@ impl<S: Finished> BitSlice<'_, S> {
         caps: u32,
         b: &mut Bufs<S::Cache>,
     ) -> Result<(u32, u32, u32), SolveError<S::Error>> {
-        let Bufs { after, look, .. } = b;
+        let Bufs {
+            after, legal, look, ..
+        } = b;
         let rules = self.rules;
         let g = rules.geometry();
         let pos = dec.with_kings(wo, bo, side);
         let inner = self.lay.inner;
-        if !single_jumps(rules, &pos, after) || (after.is_empty() && side != inner) {
+        // Where the board has a multiple jump: the slots on its route (one by one), and
+        // those next to one of its landing squares (the innermost king could be jumped too).
+        let mut multi = None;
+        if !single_jumps(rules, &pos, after) {
+            if rules.precedence != Precedence::Free {
+                return Ok((0, 0, caps));
+            }
+            multi = Some(self.multiple_jumps(&pos, legal, after));
+        } else if after.is_empty() && side != inner {
             return Ok((0, 0, caps));
         }
         let own = pos.pieces(side);
@@ -829,8 +841,13 @@ impl<S: Finished> BitSlice<'_, S> {
             Color::White => g.top_row,
             Color::Black => g.bottom_row,
         };
+        let mut cut = 0u64;
+        if let Some((route, next_to)) = multi {
+            cut = route;
+            involved |= next_to;
+        }
         for succ in after.iter() {
-            if side == inner {
+            if side == inner || multi.is_some() {
                 break;
             }
             let moved = succ.pieces(side);
@@ -852,11 +869,11 @@ impl<S: Finished> BitSlice<'_, S> {
                 involved |= g.step_set(land, d) & g.step_set(free, d.reverse());
             }
         }
-        let row = caps & !(involved as u32);
+        let row = caps & !((involved | cut) as u32);
         // Where the innermost king captures too: the board's captures, and its own jumps
         // one by one (below).
         let jumping = if side == inner {
-            caps & involved as u32
+            caps & (involved & !cut) as u32
         } else {
             0
         };
@@ -902,6 +919,73 @@ impl<S: Finished> BitSlice<'_, S> {
         let done = (row & some) | single;
         let won = won & done;
         Ok((won, done & !won & !drawn, caps & !done))
+    }
+
+    /// The captures of board `pos` (without the innermost king) where one is a multiple
+    /// jump, under free choice among them: their successors, once each, into `after`, and
+    /// two sets of squares where the innermost king would change them: the multiple jumps'
+    /// routes (standing on one cuts a capture short, which may make a shorter one a move of
+    /// its own) and, where it belongs to the other side, the squares next to a landing
+    /// square in a direction the piece captures in with the square beyond it free (the
+    /// piece could go on over it). Free counts the squares of the pieces taken and the one
+    /// left: more than the rules may allow, so more slots go one by one, never fewer.
+    fn multiple_jumps(
+        &self,
+        pos: &Position,
+        legal: &mut Vec<Move>,
+        after: &mut Vec<Position>,
+    ) -> (u64, u64) {
+        let rules = self.rules;
+        let g = rules.geometry();
+        let side = pos.side_to_move();
+        let jumped = side != self.lay.inner;
+        let crown = match side {
+            Color::White => g.top_row,
+            Color::Black => g.bottom_row,
+        };
+        let man_dirs: &[Dir] = if rules.men_capture_kings {
+            man_capture_dirs(rules, side)
+        } else {
+            &[]
+        };
+        let empty = g.all & !pos.occupied();
+        legal_moves(rules, pos, Counting::Paths, legal);
+        after.clear();
+        let (mut route, mut next_to) = (0u64, 0u64);
+        for (i, m) in legal.iter().enumerate() {
+            let path = m.path();
+            if path.len() > 1 {
+                route |= path.iter().fold(0u64, |a, &l| a | 1 << l);
+            }
+            if jumped {
+                let free = empty | 1u64 << m.from | m.captured;
+                let mut king = pos.kings() >> m.from & 1 != 0;
+                for &l in path {
+                    let on_crown = crown >> l & 1 != 0;
+                    if !king && on_crown {
+                        match rules.mid_capture_promotion {
+                            MidCapturePromotion::CrownAndStop => break,
+                            MidCapturePromotion::CrownAndContinue => king = true,
+                            MidCapturePromotion::ContinueAsMan => {}
+                        }
+                    }
+                    let dirs = if king { &Dir::ALL[..] } else { man_dirs };
+                    for &d in dirs {
+                        next_to |= g.step_set(1u64 << l, d) & g.step_set(free, d.reverse());
+                    }
+                }
+            }
+            let seen = legal[..i].iter().any(|o| {
+                o.from == m.from
+                    && o.to == m.to
+                    && o.captured == m.captured
+                    && o.crowned == m.crowned
+            });
+            if !seen {
+                after.push(m.apply_unchecked(pos));
+            }
+        }
+        (route, next_to)
     }
 
     /// Whether the innermost king, on slot `x` of board `pos` (without it, its colour to
@@ -1313,6 +1397,31 @@ mod tests {
             ..Rules::ENGLISH
         };
         assert_eq!(agrees_with_grouped(rules, 4), 19);
+    }
+
+    /// Rule fields that make multiple jumps common on few pieces (men capturing backward),
+    /// with each way a man may be crowned mid-capture and captured pieces removed at once:
+    /// the capture rows whose board holds a multiple jump (`multiple_jumps`).
+    #[test]
+    fn multiple_jump_rules_agree_with_the_grouped_solver() {
+        use dtb_probe::internal::rules::Removal;
+        for (promotion, removal) in [
+            (MidCapturePromotion::CrownAndStop, Removal::AtEnd),
+            (MidCapturePromotion::CrownAndContinue, Removal::Immediate),
+            (MidCapturePromotion::ContinueAsMan, Removal::AtEnd),
+        ] {
+            let rules = Rules {
+                men_capture_backward: true,
+                mid_capture_promotion: promotion,
+                removal,
+                ..Rules::ENGLISH
+            };
+            assert_eq!(
+                agrees_with_grouped(rules, 4),
+                19,
+                "{promotion:?} {removal:?}"
+            );
+        }
     }
 
     /// `gather` packs the bits under the mask in order, as `pext` would (checked against a
