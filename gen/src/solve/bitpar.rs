@@ -783,12 +783,12 @@ impl<S: Finished> BitSlice<'_, S> {
     /// without the innermost king: their outcomes from the successors' rows, each looked up
     /// once for all those slots ([`Finished::values_with_king`]). A slot on a single jump's
     /// landing square blocks that capture: the others decide it. Where the innermost king
-    /// captures too (its colour to move), its own jumps are added slot by slot. Returns the
-    /// slots won and lost among them, and the rest of `caps`, left to resolve one by one:
-    /// where the innermost king has a multiple jump or may be captured (the other colour to
-    /// move), on the board or by a piece that lands next to it (it might go on over it),
-    /// where it stands on a multiple jump's route, and every slot of a row whose board has a
-    /// multiple jump under a precedence rule or a precedence rule chooses among single jumps
+    /// can jump (its colour to move) or be jumped at once (the other's), those single jumps
+    /// are added slot by slot. Returns the slots won and lost among them, and the rest of
+    /// `caps`, left to resolve one by one: where one of those jumps could go on, where a
+    /// piece landing next to the innermost king could go on over it, where the king stands
+    /// on a multiple jump's route, and every slot of a row whose board has a multiple jump
+    /// under a precedence rule or a precedence rule chooses among single jumps
     /// ([`single_jumps`]).
     fn row_captures(
         &self,
@@ -813,8 +813,6 @@ impl<S: Finished> BitSlice<'_, S> {
                 return Ok((0, 0, caps));
             }
             multi = Some(self.multiple_jumps(&pos, legal, after));
-        } else if after.is_empty() && side != inner {
-            return Ok((0, 0, caps));
         }
         let own = pos.pieces(side);
         let opp = pos.pieces(side.opponent());
@@ -841,10 +839,11 @@ impl<S: Finished> BitSlice<'_, S> {
             Color::White => g.top_row,
             Color::Black => g.bottom_row,
         };
-        let mut cut = 0u64;
+        // Where a capturing piece lands next to the innermost king and could go on over it.
+        let (mut cut, mut then) = (0u64, 0u64);
         if let Some((route, next_to)) = multi {
             cut = route;
-            involved |= next_to;
+            then = next_to;
         }
         for succ in after.iter() {
             if side == inner || multi.is_some() {
@@ -866,17 +865,13 @@ impl<S: Finished> BitSlice<'_, S> {
             };
             let free = empty | start;
             for &d in dirs {
-                involved |= g.step_set(land, d) & g.step_set(free, d.reverse());
+                then |= g.step_set(land, d) & g.step_set(free, d.reverse());
             }
         }
-        let row = caps & !((involved | cut) as u32);
-        // Where the innermost king captures too: the board's captures, and its own jumps
-        // one by one (below).
-        let jumping = if side == inner {
-            caps & (involved & !cut) as u32
-        } else {
-            0
-        };
+        let row = caps & !((involved | then | cut) as u32);
+        // Where the innermost king captures or is captured at once: the board's captures,
+        // and its own jumps or the jumps over it slot by slot (below).
+        let jumping = caps & (involved & !then & !cut) as u32;
         if row | jumping == 0 {
             return Ok((0, 0, caps));
         }
@@ -901,14 +896,18 @@ impl<S: Finished> BitSlice<'_, S> {
                 )
                 .map_err(SolveError::Lookup)?;
         }
-        // The innermost king's own jumps, where each is a single one: it could not go on
-        // over another piece (its start square is empty then).
+        // The jumps of or over the innermost king, where each is a single one.
         let mut single = 0u32;
         let mut xs = jumping;
         while xs != 0 {
             let x = xs.trailing_zeros();
             xs &= xs - 1;
-            if let Some((w, d)) = self.own_jumps(&pos, x, look)? {
+            let jumps = if side == inner {
+                self.own_jumps(&pos, x, look)?
+            } else {
+                self.jumps_over(&pos, x, look)?
+            };
+            if let Some((w, d)) = jumps {
                 single |= 1 << x;
                 won |= u32::from(w) << x;
                 drawn |= u32::from(d) << x;
@@ -1024,6 +1023,84 @@ impl<S: Finished> BitSlice<'_, S> {
                 return Ok(None);
             }
             let succ = at.after_jump(g, x as u8, o, l);
+            match self
+                .src
+                .value(&succ, look)
+                .map_err(SolveError::Lookup)?
+                .wld()
+            {
+                Wld::Loss => won = true,
+                Wld::Draw => drawn = true,
+                Wld::Win => {}
+            }
+        }
+        Ok(Some((won, drawn)))
+    }
+
+    /// Whether a jump over the innermost king, on slot `x` of board `pos` (without it, the
+    /// other colour to move), reaches a lost position and whether one reaches a drawn one;
+    /// `None` if one of them could go on (a multiple jump, or a crowning that goes on
+    /// capturing: the move generator's).
+    fn jumps_over(
+        &self,
+        pos: &Position,
+        x: u32,
+        look: &mut S::Cache,
+    ) -> Result<Option<(bool, bool)>, SolveError<S::Error>> {
+        let rules = self.rules;
+        let g = rules.geometry();
+        let side = pos.side_to_move();
+        let (own, opp, kings) = (pos.pieces(side), pos.pieces(side.opponent()), pos.kings());
+        let empty = g.all & !pos.occupied() & !(1u64 << x);
+        let man_dirs = man_capture_dirs(rules, side);
+        let crown = match side {
+            Color::White => g.top_row,
+            Color::Black => g.bottom_row,
+        };
+        let at = pos.with_king(self.lay.inner, x);
+        let (mut won, mut drawn) = (false, false);
+        for d in Dir::ALL {
+            let from = g.step(x as u8, d.reverse());
+            if from == NONE || own >> from & 1 == 0 {
+                continue;
+            }
+            let king = kings >> from & 1 != 0;
+            if !(king || rules.men_capture_kings && man_dirs.contains(&d)) {
+                continue;
+            }
+            let to = g.step(x as u8, d);
+            if to == NONE || empty >> to & 1 == 0 {
+                continue;
+            }
+            let dirs: &[Dir] = if king {
+                &Dir::ALL
+            } else if crown >> to & 1 != 0 {
+                match rules.mid_capture_promotion {
+                    MidCapturePromotion::CrownAndStop => &[],
+                    MidCapturePromotion::ContinueAsMan => man_dirs,
+                    MidCapturePromotion::CrownAndContinue => return Ok(None),
+                }
+            } else {
+                man_dirs
+            };
+            let takes = if king || rules.men_capture_kings {
+                opp
+            } else {
+                opp & !kings
+            };
+            // Its start square is empty once it has jumped.
+            let free = empty | 1u64 << from;
+            let again = dirs.iter().any(|&d2| {
+                let o2 = g.step(to, d2);
+                o2 != NONE && takes >> o2 & 1 != 0 && {
+                    let l2 = g.step(o2, d2);
+                    l2 != NONE && free >> l2 & 1 != 0
+                }
+            });
+            if again {
+                return Ok(None);
+            }
+            let succ = at.after_jump(g, from, x as u8, to);
             match self
                 .src
                 .value(&succ, look)
