@@ -865,18 +865,19 @@ impl Finished for Store {
         let kings = pos.kings();
         let (wk, bk) = (pos.white() & kings, pos.black() & kings);
         let g = self.rules.geometry();
+        // The row's kings as the slice stores them (colours swapped and the board turned
+        // where it is stored for the other colour), ranked once for all the squares.
+        let row = if e.flip {
+            e.rank
+                .with_one_more(g.rotate(bk), g.rotate(wk), color.opponent())
+        } else {
+            e.rank.with_one_more(wk, bk, color)
+        };
+        let last = g.squares as u32 - 1;
         for _ in 0..squares.count_ones() {
-            let (x, bit) = next();
-            let (wk, bk) = match color {
-                Color::White => (wk | bit, bk),
-                Color::Black => (wk, bk | bit),
-            };
-            let (rk_w, rk_b) = if e.flip {
-                (g.rotate(bk), g.rotate(wk))
-            } else {
-                (wk, bk)
-            };
-            let i = e.base + e.rank.rank(rk_w, rk_b);
+            let x = next().0;
+            let sq = if e.flip { last - x } else { x };
+            let i = e.base + row.rank(sq);
             f(x, codes.get(i as usize, size).ok_or_else(missing)?);
         }
         Ok(())

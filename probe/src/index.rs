@@ -258,6 +258,110 @@ impl KingsRanker {
     }
 }
 
+impl KingsRanker {
+    /// The placement numbers of kings `(wk, bk)` with one king more of `color` on a square
+    /// that varies (what [`KingsRanker::rank`] gives for each), from tables built once:
+    /// ranking a row of positions that differ by that king costs a few bit counts a square.
+    pub fn with_one_more(&self, wk: u64, bk: u64, color: Color) -> KingRow {
+        let below = |sq: u64| (sq & sq.wrapping_neg()) - 1;
+        // For the varying colour's kings `own` among `free`: with k of them below the new
+        // king, the rank is `pre[k] + binom(p, k + 1) + post[k]` (p: the free squares below
+        // it), the ones above counting one place higher.
+        let tables = |own: u64, free: u64| {
+            let (mut pre, mut post) = ([0u64; 17], [0u64; 17]);
+            let mut b = own;
+            let mut sq = [0u32; 16];
+            let mut n = 0;
+            while b != 0 {
+                sq[n] = (free & below(b)).count_ones();
+                b &= b - 1;
+                n += 1;
+            }
+            for j in 0..n {
+                pre[j + 1] = pre[j] + binom(sq[j], j as u32 + 1);
+            }
+            for j in (0..n).rev() {
+                post[j] = post[j + 1] + binom(sq[j], j as u32 + 2);
+            }
+            (pre, post)
+        };
+        match color {
+            Color::White => {
+                let (pre, post) = tables(wk, self.empty_bb);
+                // Black's kings among the squares left: one fewer below each above the new
+                // king. With k' of them below it: `black[k']`.
+                let mut black = [0u64; 17];
+                let free = self.empty_bb & !wk;
+                let mut q = [0u32; 16];
+                let (mut b, mut n) = (bk, 0);
+                while b != 0 {
+                    q[n] = (free & below(b)).count_ones();
+                    b &= b - 1;
+                    n += 1;
+                }
+                for (k, slot) in black.iter_mut().enumerate().take(n + 1) {
+                    *slot = (0..n)
+                        .map(|j| binom(q[j] - u32::from(j >= k && q[j] > 0), j as u32 + 1))
+                        .sum();
+                }
+                KingRow {
+                    free: self.empty_bb,
+                    own: wk,
+                    other: bk,
+                    scale: self.bk_n,
+                    constant: 0,
+                    pre,
+                    post,
+                    black,
+                }
+            }
+            Color::Black => {
+                let free = self.empty_bb & !wk;
+                let (pre, post) = tables(bk, free);
+                KingRow {
+                    free,
+                    own: bk,
+                    other: 0,
+                    scale: 1,
+                    constant: rank_in(wk, self.empty_bb) * self.bk_n,
+                    pre,
+                    post,
+                    black: [0; 17],
+                }
+            }
+        }
+    }
+}
+
+/// What [`KingsRanker::with_one_more`] builds: the placement number of a row's kings with
+/// one more on square `x`, by [`KingRow::rank`].
+#[derive(Clone, Copy, Debug)]
+pub struct KingRow {
+    /// The squares the varying king's colour is ranked among, and its other kings.
+    free: u64,
+    own: u64,
+    /// Black's kings where the varying king is White (their rank depends on it), else 0.
+    other: u64,
+    scale: u64,
+    constant: u64,
+    pre: [u64; 17],
+    post: [u64; 17],
+    black: [u64; 17],
+}
+
+impl KingRow {
+    /// The placement number with the king on square `x` (empty of men and kings).
+    #[inline(always)]
+    pub fn rank(&self, x: u32) -> u64 {
+        let below = (1u64 << x) - 1;
+        let k = (self.own & below).count_ones() as usize;
+        let p = (self.free & below).count_ones();
+        let r = self.pre[k] + binom(p, k as u32 + 1) + self.post[k];
+        let b = (self.other & below).count_ones() as usize;
+        self.constant + r * self.scale + self.black[b]
+    }
+}
+
 /// The kings placements of one group in order of their number, from a given one on: what
 /// [`GroupDecoder::kings`] gives for `start`, `start + 1`, ... up to the last placement, each
 /// found from the one before by the next subset in colex order (Gosper's step on the
@@ -725,6 +829,50 @@ mod tests {
             SliceIndex::new(Material::new(0, 5, 0, 5), g).size(),
             16_257_084_480
         );
+    }
+
+    /// `with_one_more` ranks every placement with one king added as ranking it afresh, for
+    /// every placement of the others and every empty square, both colours.
+    #[test]
+    fn a_row_with_one_more_king_ranks_as_afresh() {
+        let g = &GEOMETRY_8;
+        for m in [
+            Material::new(1, 2, 1, 1),
+            Material::new(0, 2, 0, 3),
+            Material::new(2, 1, 1, 2),
+            Material::new(0, 1, 0, 1),
+        ] {
+            let ix = SliceIndex::new(m, g);
+            for color in [Color::White, Color::Black] {
+                let mut less = m;
+                match color {
+                    Color::White => less.white_kings -= 1,
+                    Color::Black => less.black_kings -= 1,
+                }
+                let lx = SliceIndex::new(less, g);
+                for grp in (0..ix.men_groups()).step_by(7) {
+                    let dec = ix.group_decoder(grp);
+                    let rank = dec.ranker();
+                    let (wm, bm) = dec.men();
+                    let mut checked = 0;
+                    for (wk, bk) in lx.group_decoder(grp).kings_from(0) {
+                        let row = rank.with_one_more(wk, bk, color);
+                        let mut xs = g.all & !(wm | bm | wk | bk);
+                        while xs != 0 {
+                            let x = xs.trailing_zeros();
+                            xs &= xs - 1;
+                            let (w, b) = match color {
+                                Color::White => (wk | 1 << x, bk),
+                                Color::Black => (wk, bk | 1 << x),
+                            };
+                            assert_eq!(row.rank(x), rank.rank(w, b), "{m} {color:?} {x}");
+                            checked += 1;
+                        }
+                    }
+                    assert!(checked > 0);
+                }
+            }
+        }
     }
 
     /// `kings_rank_after` equals ranking the moved placement afresh, for every king step of
