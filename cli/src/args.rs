@@ -179,7 +179,7 @@ fn parse_values(s: &str) -> Result<Kinds, String> {
         .split(',')
         .map(str::trim)
         .map(|k| {
-            dtc |= k == "dtc";
+            dtc |= k.eq_ignore_ascii_case("dtc");
             if k.eq_ignore_ascii_case("mtc") {
                 mtc = true;
                 "dtc"

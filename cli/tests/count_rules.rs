@@ -355,6 +355,8 @@ fn mtc_tables_from_the_command_line() {
     for (variant, values, says) in [
         ("english,count=20", "mtc", "drop count= or use --values dtc"),
         ("english", "mtc,dtc", "two count profiles"),
+        ("english", "MTC,DTC", "two count profiles"),
+        ("english", "DTW,Mtc", "dtw and mtc are solved apart"),
         ("english", "dtw,mtc,mtc", "dtw and mtc are solved apart"),
         ("english", "dtw,mtc", "dtw and mtc are solved apart"),
         ("english", "mtd", "dtw, dtc, mtc"),

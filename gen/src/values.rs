@@ -88,8 +88,8 @@ impl std::fmt::Display for Values {
 impl std::str::FromStr for Values {
     type Err = String;
 
-    /// Kinds by their file extensions, comma-separated, in any order (`wld,dtw`, `dtw`);
-    /// WLD is always written, named or not.
+    /// Kinds by their file extensions, comma-separated, in any order and any case (`wld,dtw`,
+    /// `dtw`, `DTW`); WLD is always written, named or not.
     fn from_str(s: &str) -> Result<Values, String> {
         let known = || {
             ALL.iter()
@@ -99,7 +99,10 @@ impl std::str::FromStr for Values {
         };
         let mut v = Values::WLD;
         for name in s.split(',').map(str::trim) {
-            let Some(k) = ALL.into_iter().find(|k| k.extension() == name) else {
+            let Some(k) = ALL
+                .into_iter()
+                .find(|k| k.extension().eq_ignore_ascii_case(name))
+            else {
                 let shown: String = name.chars().take(20).collect();
                 return Err(format!(
                     "no value kind '{shown}'; the kinds are {} (comma-separated)",
@@ -129,6 +132,9 @@ mod tests {
         assert_eq!("wld".parse::<Values>(), Ok(Values::WLD));
         assert_eq!("dtw".parse::<Values>(), Ok(Values::WLD_DTW));
         assert_eq!("dtw, wld".parse::<Values>(), Ok(Values::WLD_DTW));
+        // Any case, as `mtc` is taken (cli's `--values`).
+        assert_eq!("DTW".parse::<Values>(), Ok(Values::WLD_DTW));
+        assert_eq!("Wld,Dtc".parse::<Values>(), Ok(Values::WLD_DTC));
         assert_eq!(Values::WLD_DTW.to_string(), "wld,dtw");
         assert_eq!(Values::WLD.iter().collect::<Vec<_>>(), [ValueKind::Wld]);
         assert!(!Values::WLD.solves_distances());
