@@ -1022,19 +1022,31 @@ impl<S: Finished> BitSlice<'_, S> {
             if again {
                 return Ok(None);
             }
-            let succ = at.after_jump(g, x as u8, o, l);
-            match self
-                .src
-                .value(&succ, look)
-                .map_err(SolveError::Lookup)?
-                .wld()
-            {
-                Wld::Loss => won = true,
-                Wld::Draw => drawn = true,
-                Wld::Win => {}
-            }
+            self.note_jump(&at.after_jump(g, x as u8, o, l), look, &mut won, &mut drawn)?;
         }
         Ok(Some((won, drawn)))
+    }
+
+    /// Records in `won` / `drawn` whether jump successor `succ` is lost / drawn for the side
+    /// then to move ([`BitSlice::own_jumps`], [`BitSlice::jumps_over`]).
+    fn note_jump(
+        &self,
+        succ: &Position,
+        look: &mut S::Cache,
+        won: &mut bool,
+        drawn: &mut bool,
+    ) -> Result<(), SolveError<S::Error>> {
+        match self
+            .src
+            .value(succ, look)
+            .map_err(SolveError::Lookup)?
+            .wld()
+        {
+            Wld::Loss => *won = true,
+            Wld::Draw => *drawn = true,
+            Wld::Win => {}
+        }
+        Ok(())
     }
 
     /// Whether a jump over the innermost king, on slot `x` of board `pos` (without it, the
@@ -1100,17 +1112,12 @@ impl<S: Finished> BitSlice<'_, S> {
             if again {
                 return Ok(None);
             }
-            let succ = at.after_jump(g, from, x as u8, to);
-            match self
-                .src
-                .value(&succ, look)
-                .map_err(SolveError::Lookup)?
-                .wld()
-            {
-                Wld::Loss => won = true,
-                Wld::Draw => drawn = true,
-                Wld::Win => {}
-            }
+            self.note_jump(
+                &at.after_jump(g, from, x as u8, to),
+                look,
+                &mut won,
+                &mut drawn,
+            )?;
         }
         Ok(Some((won, drawn)))
     }
