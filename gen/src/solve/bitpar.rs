@@ -173,6 +173,10 @@ struct Bufs<C> {
     exits: Vec<ManExit>,
     after: Vec<Position>,
     legal: Vec<Move>,
+    /// Per side: the group's outcome codes (2 bits a position) and "don't care" bits, in
+    /// the index's order, where a row's first copies are not one run ([`BitSlice::write_out`]).
+    codes: [Vec<u64>; 2],
+    dcs: [Vec<u64>; 2],
     look: C,
 }
 
@@ -415,7 +419,7 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         self.copy_captures(&odec.ranker(), b);
         let passes = self.iterate(b);
-        let (counts, threats) = self.write_out(grp, &dec, &odec.ranker(), b);
+        let (counts, threats) = self.write_out(grp, &dec, b);
         let figures = GroupResult {
             counts,
             levels: passes,
@@ -1230,8 +1234,7 @@ impl<S: Finished> BitSlice<'_, S> {
         &self,
         grp: u64,
         dec: &GroupDecoder,
-        rank: &KingsRanker,
-        b: &Bufs<S::Cache>,
+        b: &mut Bufs<S::Cache>,
     ) -> ([[u64; 3]; 2], [u64; 2]) {
         let rows = self.lay.rows;
         for side in 0..2 {
@@ -1278,23 +1281,51 @@ impl<S: Finished> BitSlice<'_, S> {
             }
             return (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats);
         }
-        for (j, kings) in dec.kings_from(0).enumerate() {
-            let i = base + j as u64;
-            let (x, (wo, bo)) = self.lay.split(kings);
-            let r = rank.rank(wo, bo) as usize;
+        // White is the innermost colour and Black has kings: Black's kings are ranked among
+        // the squares White's leave, so a row's first copies lie apart in the index. Each
+        // row's are ranked from tables built once (`with_one_more`), their codes gathered in
+        // the group's own words and written in order at the end.
+        let ranker = dec.ranker();
+        let n32 = kk.div_ceil(32) as usize;
+        for side in 0..2 {
+            b.codes[side].clear();
+            b.codes[side].resize(n32, 0);
+            b.dcs[side].clear();
+            b.dcs[side].resize(n32.div_ceil(2), 0);
+        }
+        for (r, &(wo, bo)) in b.kings.iter().enumerate() {
+            let first = self.lay.first_copies((wo, bo)) & b.valid[r];
+            if first == 0 {
+                continue;
+            }
+            let at = ranker.with_one_more(wo, bo, Color::White);
             for side in 0..2 {
-                // Without branches: outcomes come in no pattern a predictor could learn.
                 let row = &b.rows[side][r];
-                let (won, lost) = (u64::from(row.win >> x & 1), u64::from(row.loss >> x & 1));
-                won_lost[side][0] += won;
-                won_lost[side][1] += lost;
-                let code = (won * u64::from(WldCode::Win.bits()))
-                    | (lost * u64::from(WldCode::Loss.bits()));
-                words[side].put(i / 32, code << (2 * (i % 32)), 3 << (2 * (i % 32)));
-                let threat = u64::from(row.threat >> x & 1);
-                threats[side] += threat;
-                let dc = u64::from(row.cap >> x & 1) | threat;
-                caps[side].put(i / 64, dc << (i % 64), 1 << (i % 64));
+                let dc = (row.cap | row.threat) & first;
+                won_lost[side][0] += u64::from((row.win & first).count_ones());
+                won_lost[side][1] += u64::from((row.loss & first).count_ones());
+                threats[side] += u64::from((row.threat & first).count_ones());
+                let (codes, dcs) = (&mut b.codes[side], &mut b.dcs[side]);
+                let mut m = first & (row.win | row.loss | dc);
+                while m != 0 {
+                    let x = m.trailing_zeros();
+                    m &= m - 1;
+                    let j = at.rank(x) as usize;
+                    let code = (u64::from(row.win >> x & 1) * u64::from(WldCode::Win.bits()))
+                        | (u64::from(row.loss >> x & 1) * u64::from(WldCode::Loss.bits()));
+                    codes[j / 32] |= code << (2 * (j % 32));
+                    dcs[j / 64] |= u64::from(dc >> x & 1) << (j % 64);
+                }
+            }
+        }
+        for side in 0..2 {
+            for (w, &code) in b.codes[side].iter().enumerate() {
+                let len = (kk - 32 * w as u64).min(32) as u32;
+                words[side].put_run(2 * (base + 32 * w as u64), code, 2 * len);
+            }
+            for (w, &dc) in b.dcs[side].iter().enumerate() {
+                let len = (kk - 64 * w as u64).min(64) as u32;
+                caps[side].put_run(base + 64 * w as u64, dc, len);
             }
         }
         (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats)
