@@ -152,8 +152,9 @@ struct ManExit {
     side: Color,
     from: u8,
     to: u8,
-    /// `None` for a crowning (the successor is in another slice).
-    group: Option<(u64, KingsRanker)>,
+    /// `None` for a crowning (the successor is in another slice); else the group's slot
+    /// in the planes ([`BitSlice::slot_of`]) and the ranker of its rows.
+    group: Option<(u32, KingsRanker)>,
 }
 
 /// Buffers of one worker, reused from group to group (`C`: its look-up cache).
@@ -187,14 +188,18 @@ struct BitSlice<'a, S> {
     ix: &'a SliceIndex,
     lay: &'a Layout,
     steps: &'a Steps,
-    /// The solved groups' planes, one word a group, side and row (`(group * 2 + side) *
-    /// rows + row`): won slots in the low 32 bits, lost ones in the high 32. What a man move
-    /// into a solved group reads, a row at a time.
+    /// The planes of the groups solved last, one word a group slot, side and row (`(slot *
+    /// 2 + side) * rows + row`): won slots in the low 32 bits, lost ones in the high 32.
+    /// What a man move into a solved group reads, a row at a time.
     planes: &'a [AtomicU64],
     /// Where threat positions are found: the solved groups' capture slots, one word a group
-    /// and row (`group * rows + row`), White to move in the low 32 bits, Black in the high
-    /// 32: what a man move into a solved group reads to test a threat position's successor.
+    /// slot and row (`slot * rows + row`), White to move in the low 32 bits, Black in the
+    /// high 32: what a man move into a solved group reads to test a threat position's
+    /// successor.
     caps: &'a [AtomicU64],
+    /// Each group's slot in `planes` and `caps` ([`plane_halves`]): its place in its round,
+    /// in the half of its potential's parity.
+    slot_of: &'a [u32],
     /// The slice's outcomes (WLD file codes, 2 bits a position) and capture bits, per side,
     /// in the slice's index order.
     values: [&'a [AtomicU64]; 2],
@@ -221,7 +226,8 @@ pub fn bitpar_memory(
     let lay = Layout::new(rules, material);
     let rows = lay.rows as u64;
     let groups = ix.men_groups();
-    let planes = groups * rows * 8 * if threats { 3 } else { 2 };
+    let [even, odd] = plane_halves(potential_sizes(rules.geometry(), material));
+    let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 20)
     // and dirty flags (2), and up to four moves (8 bytes each) of each other king.
@@ -229,7 +235,23 @@ pub fn bitpar_memory(
     let per_row = 16 + 4 + 8 + 40 + 2 + 32 * others;
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
-    (results, fixed + groups * (2 + 8) + workers * rows * per_row)
+    (
+        results,
+        fixed + groups * (2 + 8 + 4) + workers * rows * per_row,
+    )
+}
+
+/// How many groups' planes each half of the planes array holds: a man move that does not
+/// crown raises the men's [`potential`](super::potential) by one, so a group reads only the
+/// planes of the round solved just before its own. Groups of even potential keep theirs in
+/// the first half, odd in the second, each half as large as its largest round: two rounds'
+/// planes instead of every group's.
+fn plane_halves(sizes: impl IntoIterator<Item = u64>) -> [u64; 2] {
+    let mut halves = [0u64; 2];
+    for (p, n) in sizes.into_iter().enumerate() {
+        halves[p % 2] = halves[p % 2].max(n);
+    }
+    halves
 }
 
 /// Solve slice `material` (both sides to move) for outcomes only, looking up other slices in
@@ -279,18 +301,30 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     let kk = ix.kings_per_group();
     let lay = Layout::new(rules, material);
     let with_threats = rules.capture_compulsory && threats;
+    let (sizes, by_potential) = groups_by_potential(rules, &ix);
+    let [even, _] = plane_halves(sizes.iter().map(|&n| n as u64));
+    let mut slot_of = vec![0u32; ix.men_groups() as usize];
+    for (p, round) in by_potential.iter().enumerate() {
+        let first = if p % 2 == 0 { 0 } else { even as u32 };
+        for (i, &grp) in round.iter().enumerate() {
+            slot_of[grp as usize] = first + i as u32;
+        }
+    }
+    let slots = plane_halves(sizes.iter().map(|&n| n as u64))
+        .iter()
+        .sum::<u64>();
     let arrays = [
         ("values", 0, n.div_ceil(32)),
         ("values", 1, n.div_ceil(32)),
         ("capture", 0, n.div_ceil(64)),
         ("capture", 1, n.div_ceil(64)),
-        ("planes", 0, ix.men_groups() * 2 * lay.rows as u64),
+        ("planes", 0, slots * 2 * lay.rows as u64),
         // The capture words, where threat positions are found.
-        ("planes", 1, ix.men_groups() * lay.rows as u64),
+        ("planes", 1, slots * lay.rows as u64),
     ];
     let arrays = &arrays[..if with_threats { 6 } else { 5 }];
     let identity = format!(
-        "{} bit-parallel{}",
+        "{} bit-parallel two rounds{}",
         Checkpoint::identity(rules, material, n),
         if threats { " threats" } else { "" }
     );
@@ -300,7 +334,6 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         .try_into()
         .unwrap_or_else(|_| unreachable!("six arrays"));
     let steps = Steps::new(rules);
-    let (sizes, by_potential) = groups_by_potential(rules, &ix);
     let start = start_point(checkpoint.as_ref(), &sizes, || {
         // Another run's values, of other rounds: cleared, and a fresh start.
         for w in [&mut v0, &mut v1, &mut c0, &mut c1, &mut planes, &mut caps] {
@@ -315,6 +348,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         steps: &steps,
         planes: planes.atomics(),
         caps: caps.atomics(),
+        slot_of: &slot_of,
         values: [v0.atomics(), v1.atomics()],
         capture: [c0.atomics(), c1.atomics()],
         threats: with_threats,
@@ -491,8 +525,14 @@ impl<S: Finished> BitSlice<'_, S> {
                             Color::White => (wmen ^ moved, bmen),
                             Color::Black => (wmen, bmen ^ moved),
                         };
+                        let to = self.ix.group_of(men2.0, men2.1);
+                        // Its planes are the round's before this one ([`plane_halves`]).
+                        debug_assert_eq!(
+                            super::potential(g, men2.0, men2.1),
+                            super::potential(g, wmen, bmen) + 1
+                        );
                         (
-                            self.ix.group_of(men2.0, men2.1),
+                            self.slot_of[to as usize],
                             self.lay.others.ranker_of_men(men2),
                         )
                     });
@@ -625,8 +665,8 @@ impl<S: Finished> BitSlice<'_, S> {
             let avail = quiet & !(1u32 << e.to);
             moves |= avail;
             match e.group {
-                Some((grp, rank)) => {
-                    let at = (grp as usize * 2 + side.opponent().index()) * self.lay.rows
+                Some((slot, rank)) => {
+                    let at = (slot as usize * 2 + side.opponent().index()) * self.lay.rows
                         + rank.rank(others.0, others.1) as usize;
                     let p = self.planes[at].load(Relaxed);
                     let (won, lost) = (p as u32, (p >> 32) as u32);
@@ -739,8 +779,8 @@ impl<S: Finished> BitSlice<'_, S> {
             }
             let (mine, theirs) = match &e.group {
                 // A solved group of the slice: its capture slots, a row at a time.
-                Some((grp, rank)) => {
-                    let c = self.caps[*grp as usize * self.lay.rows + rank.rank(wo, bo) as usize]
+                Some((slot, rank)) => {
+                    let c = self.caps[*slot as usize * self.lay.rows + rank.rank(wo, bo) as usize]
                         .load(Relaxed);
                     let (w, b) = (c as u32, (c >> 32) as u32);
                     match side {
@@ -1237,14 +1277,15 @@ impl<S: Finished> BitSlice<'_, S> {
         b: &mut Bufs<S::Cache>,
     ) -> ([[u64; 3]; 2], [u64; 2]) {
         let rows = self.lay.rows;
+        let slot = self.slot_of[grp as usize] as usize;
         for side in 0..2 {
-            let base = (grp as usize * 2 + side) * rows;
+            let base = (slot * 2 + side) * rows;
             for (r, row) in b.rows[side].iter().enumerate() {
                 let p = u64::from(row.win) | u64::from(row.loss) << 32;
                 self.planes[base + r].store(p, Relaxed);
                 if self.threats && side == 0 {
                     let c = u64::from(row.cap) | u64::from(b.rows[1][r].cap) << 32;
-                    self.caps[grp as usize * rows + r].store(c, Relaxed);
+                    self.caps[slot * rows + r].store(c, Relaxed);
                 }
             }
         }

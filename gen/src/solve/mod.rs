@@ -430,6 +430,48 @@ fn potential(g: &dtb_probe::internal::board::Geometry, wmen: u64, bmen: u64) -> 
     p
 }
 
+/// How many men placements of slice `m` have each [`potential`] (index: the potential), as
+/// [`groups_by_potential`] finds them, counted row by row without decoding a placement:
+/// what a memory estimate needs before any solving (white men stand off the top row, black
+/// men off the bottom row, never two on a square).
+pub(crate) fn potential_sizes(g: &dtb_probe::internal::board::Geometry, m: Material) -> Vec<u64> {
+    let half = u32::from(g.half());
+    let last = u32::from(g.size) - 1;
+    let (wm, bm) = (u32::from(m.white_men), u32::from(m.black_men));
+    let top = (last * (wm + bm)) as usize;
+    let choose = |n: u32, k: u32| (0..k).fold(1u64, |c, i| c * u64::from(n - i) / u64::from(i + 1));
+    // ways[w][b][p]: placements of w white and b black men on the rows seen so far.
+    let mut ways = vec![vec![vec![0u64; top + 1]; bm as usize + 1]; wm as usize + 1];
+    ways[0][0][0] = 1;
+    for row in 0..=last {
+        let mut next = vec![vec![vec![0u64; top + 1]; bm as usize + 1]; wm as usize + 1];
+        let white_ok = row != 0;
+        let black_ok = row != last;
+        for w in 0..=wm {
+            for b in 0..=bm {
+                for (p, &n) in ways[w as usize][b as usize].iter().enumerate() {
+                    if n == 0 {
+                        continue;
+                    }
+                    for i in 0..=if white_ok { half.min(wm - w) } else { 0 } {
+                        for j in 0..=if black_ok { (half - i).min(bm - b) } else { 0 } {
+                            let q = p + (i * (last - row) + j * row) as usize;
+                            next[(w + i) as usize][(b + j) as usize][q] +=
+                                n * choose(half, i) * choose(half - i, j);
+                        }
+                    }
+                }
+            }
+        }
+        ways = next;
+    }
+    let mut sizes = std::mem::take(&mut ways[wm as usize][bm as usize]);
+    while sizes.len() > 1 && sizes.last() == Some(&0) {
+        sizes.pop();
+    }
+    sizes
+}
+
 /// The grouped solver: a slice's positions fall into men groups (one men placement, every
 /// king placement: a contiguous index range of [`SliceIndex::kings_per_group`] positions a
 /// side). Only king moves stay in a group; man moves lead to groups of higher
@@ -1159,5 +1201,30 @@ mod tests {
         let t = english_totals(4);
         assert_eq!(t.iter().sum::<u64>(), 6_408_836);
         assert_eq!(t, [2_675_270, 2_004_797, 1_728_769]);
+    }
+
+    /// The count of men placements by potential, row by row, is what decoding every
+    /// placement finds, on 8x8 and 10x10, men of one colour or both.
+    #[test]
+    fn potential_sizes_count_what_the_groups_hold() {
+        for (rules, pieces) in [
+            (
+                Rules::ENGLISH,
+                [(1, 0, 1, 1), (2, 1, 2, 0), (3, 0, 2, 2), (0, 2, 4, 0)],
+            ),
+            (
+                Rules::INTERNATIONAL,
+                [(1, 1, 2, 0), (2, 0, 2, 1), (0, 1, 3, 0), (2, 0, 0, 2)],
+            ),
+        ] {
+            for (wm, wk, bm, bk) in pieces {
+                let m = Material::new(wm, wk, bm, bk);
+                let ix = SliceIndex::new(m, rules.geometry());
+                let (sizes, _) = groups_by_potential(&rules, &ix);
+                let sizes: Vec<u64> = sizes.iter().map(|&n| n as u64).collect();
+                assert_eq!(potential_sizes(rules.geometry(), m), sizes, "{m}");
+                assert_eq!(sizes.iter().sum::<u64>(), ix.men_groups(), "{m}");
+            }
+        }
     }
 }
