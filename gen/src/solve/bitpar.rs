@@ -302,17 +302,15 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     let lay = Layout::new(rules, material);
     let with_threats = rules.capture_compulsory && threats;
     let (sizes, by_potential) = groups_by_potential(rules, &ix);
-    let [even, _] = plane_halves(sizes.iter().map(|&n| n as u64));
+    let halves = plane_halves(sizes.iter().map(|&n| n as u64));
     let mut slot_of = vec![0u32; ix.men_groups() as usize];
     for (p, round) in by_potential.iter().enumerate() {
-        let first = if p % 2 == 0 { 0 } else { even as u32 };
+        let first = if p % 2 == 0 { 0 } else { halves[0] as u32 };
         for (i, &grp) in round.iter().enumerate() {
             slot_of[grp as usize] = first + i as u32;
         }
     }
-    let slots = plane_halves(sizes.iter().map(|&n| n as u64))
-        .iter()
-        .sum::<u64>();
+    let slots = halves[0] + halves[1];
     let arrays = [
         ("values", 0, n.div_ceil(32)),
         ("values", 1, n.div_ceil(32)),

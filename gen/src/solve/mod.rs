@@ -439,7 +439,7 @@ pub(crate) fn potential_sizes(g: &dtb_probe::internal::board::Geometry, m: Mater
     let last = u32::from(g.size) - 1;
     let (wm, bm) = (u32::from(m.white_men), u32::from(m.black_men));
     let top = (last * (wm + bm)) as usize;
-    let choose = |n: u32, k: u32| (0..k).fold(1u64, |c, i| c * u64::from(n - i) / u64::from(i + 1));
+    let choose = |n: u32, k: u32| dtb_probe::internal::index::BINOM[n as usize][k as usize];
     // ways[w][b][p]: placements of w white and b black men on the rows seen so far.
     let mut ways = vec![vec![vec![0u64; top + 1]; bm as usize + 1]; wm as usize + 1];
     ways[0][0][0] = 1;
