@@ -818,8 +818,9 @@ impl Finished for Store {
     }
 
     /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
-    /// then each square's kings ranked and read; square by square through [`Store::value`]
-    /// where the slice leaves positions "don't care" (a slice read from its file).
+    /// then each square's kings ranked and read; where the slice leaves positions "don't
+    /// care" (a slice read from its file), each square's value from what earlier look-ups
+    /// found, or through [`Store::value`] (its search) where none has.
     fn values_with_king(
         &self,
         pos: &Position,
@@ -845,23 +846,19 @@ impl Finished for Store {
             return Ok(());
         }
         let e = self.cached_entry(&first, cache)?.clone();
-        if e.dont_care != DontCare::None {
-            for _ in 0..squares.count_ones() {
-                let x = next().0;
-                f(x, self.value(&pos.with_king(color, x), cache)?);
-            }
-            return Ok(());
-        }
         let missing = || Missing {
             material: first.material(),
             side: first.side_to_move(),
         };
-        let (codes, size) = self
+        let held = self
             .slices
             .get(e.slot as usize)
             .and_then(Option::as_ref)
-            .and_then(|s| Some((s.sides[e.side as usize].as_ref()?, s.index.size())))
             .ok_or_else(missing)?;
+        let (codes, size) = (
+            held.sides[e.side as usize].as_ref().ok_or_else(missing)?,
+            held.index.size(),
+        );
         let kings = pos.kings();
         let (wk, bk) = (pos.white() & kings, pos.black() & kings);
         let g = self.rules.geometry();
@@ -874,6 +871,26 @@ impl Finished for Store {
             e.rank.with_one_more(wk, bk, color)
         };
         let last = g.squares as u32 - 1;
+        if e.dont_care != DontCare::None {
+            // A slice read from its file: what earlier look-ups found (`Store::value`'s
+            // memo, 2 bits a position, 0 for not yet looked up), else the search there.
+            let found = &held.found[e.side as usize];
+            for _ in 0..squares.count_ones() {
+                let x = next().0;
+                let sq = if e.flip { last - x } else { x };
+                let i = e.base + row.rank(sq);
+                let bits = found
+                    .get(i as usize / 32)
+                    .map_or(0, |w| w.load(Relaxed) >> (2 * (i % 32)) & 3);
+                let code = if bits != 0 {
+                    code_of_bits(bits - 1).code()
+                } else {
+                    self.value(&pos.with_king(color, x), cache)?
+                };
+                f(x, code);
+            }
+            return Ok(());
+        }
         for _ in 0..squares.count_ones() {
             let x = next().0;
             let sq = if e.flip { last - x } else { x };
@@ -1051,6 +1068,79 @@ mod tests {
                 "{threat_positions} threat positions compared"
             );
         }
+    }
+
+    /// A row of look-ups (`values_with_king`, what the bit-parallel solver reads a capture's
+    /// or a crowning's successors with) in slices read from version 3 files, whose capture
+    /// and threat positions hold "don't care", gives each square's true value, whether the
+    /// position was found by an earlier look-up or is searched now: English 2-4, every
+    /// seventh position with a king, with each of its colours' lowest king as the row's, twice
+    /// (the second pass reads what the first found).
+    #[test]
+    fn a_row_of_look_ups_in_slices_read_from_files_gives_the_true_values() {
+        let rules = Rules::ENGLISH;
+        let g = rules.geometry();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
+        plan.values = Values::WLD;
+        plan.threats = true;
+        build::run(&plan, &Quiet).expect("build");
+        let mut solved = Store::new(rules);
+        let mut loaded = Store::new(rules);
+        for &m in &plan.slices {
+            let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
+            solved.insert(s.into_stored());
+            loaded
+                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
+                .expect("load");
+        }
+        let (mut look, mut truth) = (Lookups::default(), Lookups::default());
+        let mut squares_read = [0u64; 2];
+        for (pass, read) in squares_read.iter_mut().enumerate() {
+            for &m in &plan.slices {
+                let ix = SliceIndex::new(m, g);
+                for side in [Color::White, Color::Black] {
+                    for i in (0..ix.size()).step_by(7) {
+                        let pos = ix.unindex(i, side);
+                        for color in [Color::White, Color::Black] {
+                            let kings = pos.pieces(color) & pos.kings();
+                            if kings == 0 {
+                                continue;
+                            }
+                            let bit = kings & kings.wrapping_neg();
+                            let row = Position::new(
+                                &rules,
+                                pos.white() & !bit,
+                                pos.black() & !bit,
+                                pos.kings() & !bit,
+                                side,
+                            )
+                            .expect("row");
+                            let squares = g.all & !row.occupied();
+                            let mut got = Vec::new();
+                            loaded
+                                .values_with_king(&row, color, squares, &mut look, &mut |x, c| {
+                                    got.push((x, c))
+                                })
+                                .expect("row look-up");
+                            assert_eq!(got.len() as u32, squares.count_ones(), "{m} {i}");
+                            for (x, code) in got {
+                                let at = row.with_king(color, x);
+                                let want = solved.value(&at, &mut truth).expect("true value");
+                                assert_eq!(
+                                    code.wld(),
+                                    want.wld(),
+                                    "pass {pass}: {m} {side:?} {i} {x}"
+                                );
+                                *read += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(squares_read[0], squares_read[1]);
+        assert!(squares_read[0] > 1_000_000, "{squares_read:?} squares read");
     }
 
     /// A WLD file whose blocks are not whole words (1,000 positions: dtb's writers never
