@@ -668,30 +668,44 @@ impl Store {
         let (at, side, dont_care, nominal) =
             (e.slot as usize, e.side as usize, e.dont_care, e.nominal);
         if dont_care != DontCare::None {
-            let found = self
-                .slices
-                .get(at)
-                .and_then(Option::as_ref)
-                .and_then(|s| s.found[side].get(i as usize / 32));
-            let shift = 2 * (i % 32);
-            if let Some(f) = found {
-                let bits = f.load(Relaxed) >> shift & 3;
-                if bits != 0 {
-                    return Ok(code_of_bits(bits - 1).code());
-                }
-            }
-            let threats = dont_care == DontCare::CapturesAndThreats;
-            let v = match self.dont_care_value(pos, threats, cache)? {
-                Some(v) => v,
-                None => self.stored_at(at, side, i, pos)?,
-            };
-            let v = if nominal { WldCode::of(v).code() } else { v };
-            if let Some(f) = found {
-                f.fetch_or(u64::from(WldCode::of(v).bits() + 1) << shift, Relaxed);
-            }
-            return Ok(v);
+            return self.dont_care_code(pos, (at, side, i), dont_care, nominal, cache);
         }
         self.stored_at(at, side, i, pos)
+    }
+
+    /// The true value of `pos`, stored at `(slot, side, index)` of a slice that holds
+    /// "don't care" (read from its file): what an earlier look-up found (the 2-bit memo `found`,
+    /// 0 for none), else its search or its stored code, remembered for the next look-up.
+    fn dont_care_code(
+        &self,
+        pos: &Position,
+        (at, side, i): (usize, usize, u64),
+        dont_care: DontCare,
+        nominal: bool,
+        cache: &mut Lookups,
+    ) -> Result<Code, Missing> {
+        let found = self
+            .slices
+            .get(at)
+            .and_then(Option::as_ref)
+            .and_then(|s| s.found[side].get(i as usize / 32));
+        let shift = 2 * (i % 32);
+        if let Some(f) = found {
+            let bits = f.load(Relaxed) >> shift & 3;
+            if bits != 0 {
+                return Ok(code_of_bits(bits - 1).code());
+            }
+        }
+        let threats = dont_care == DontCare::CapturesAndThreats;
+        let v = match self.dont_care_value(pos, threats, cache)? {
+            Some(v) => v,
+            None => self.stored_at(at, side, i, pos)?,
+        };
+        let v = if nominal { WldCode::of(v).code() } else { v };
+        if let Some(f) = found {
+            f.fetch_or(u64::from(WldCode::of(v).bits() + 1) << shift, Relaxed);
+        }
+        Ok(v)
     }
 
     /// Where the positions with `pos`'s men, king counts and side to move are stored: the
@@ -872,22 +886,17 @@ impl Finished for Store {
         };
         let last = g.squares as u32 - 1;
         if e.dont_care != DontCare::None {
-            // A slice read from its file: what earlier look-ups found (`Store::value`'s
-            // memo, 2 bits a position, 0 for not yet looked up), else the search there.
-            let found = &held.found[e.side as usize];
+            // A slice read from its file: each square from the memo, or searched.
+            let (at, side) = (e.slot as usize, e.side as usize);
             for _ in 0..squares.count_ones() {
                 let x = next().0;
                 let sq = if e.flip { last - x } else { x };
                 let i = e.base + row.rank(sq);
-                let bits = found
-                    .get(i as usize / 32)
-                    .map_or(0, |w| w.load(Relaxed) >> (2 * (i % 32)) & 3);
-                let code = if bits != 0 {
-                    code_of_bits(bits - 1).code()
-                } else {
-                    self.value(&pos.with_king(color, x), cache)?
-                };
-                f(x, code);
+                let at_x = pos.with_king(color, x);
+                f(
+                    x,
+                    self.dont_care_code(&at_x, (at, side, i), e.dont_care, e.nominal, cache)?,
+                );
             }
             return Ok(());
         }
