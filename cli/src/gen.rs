@@ -62,6 +62,16 @@ pub struct Args {
     /// an error naming it. --pieces is ignored.
     #[arg(long, value_name = "SLICE")]
     slice: Option<String>,
+    /// Also write each slice's true values (every position's, capture and threat positions
+    /// included) in a file beside its table, <variant>-<slice>.values (a WLD file of format
+    /// version 4, zstd level 3), for the one-slice jobs that read it later: a job reads an
+    /// input's values file instead of its table, so it searches none of the input's "don't
+    /// care" positions and loads none of the slices those searches read. Any WLD-only
+    /// build reads values files it finds, with or without this flag. WLD-only builds
+    /// (--values wld) only. Probers never read these files; remove them once no slice is
+    /// left to build.
+    #[arg(long)]
+    keep_values: bool,
     /// With --slice: build the slices it depends on that are missing first.
     #[arg(long, requires = "slice")]
     with_deps: bool,
@@ -96,9 +106,17 @@ pub fn run(a: Args) -> Result<ExitCode> {
         }
         None => Plan::new(rules, a.set.pieces, out)?,
     };
+    if a.keep_values && a.set.values().solves_distances() {
+        bail!(
+            "--keep-values: values files are for WLD-only builds (--values wld); this build \
+             solves distances ({})",
+            a.set.values()
+        );
+    }
     let mut plan = a
         .set
         .with_format_version(plan.with_values(a.set.values()))?
+        .with_keep_values(a.keep_values)
         .with_zstd(zstd)
         .with_fill(a.fill.into())
         .with_count(variant.count);
@@ -271,6 +289,8 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "skipped": s.skipped,
         "wld_bytes": s.wld_bytes,
         "dtw_bytes": s.dtw_bytes,
+        "values_bytes": s.values_bytes,
+        "values_write_seconds": s.values_seconds,
         "wld_bits_per_position": bits_per_position(s.wld_bytes, s.positions),
         "positions_per_second_per_core": if s.skipped {
             0.0
@@ -498,6 +518,8 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     let threats: u64 = stats.iter().map(|s| s.threats).sum();
     let wld: u64 = stats.iter().map(|s| s.wld_bytes).sum();
     let dtw: u64 = stats.iter().map(|s| s.dtw_bytes).sum();
+    let values_bytes: u64 = stats.iter().map(|s| s.values_bytes).sum();
+    let values_secs: f64 = stats.iter().map(|s| s.values_seconds).sum();
     let peak = build::peak_memory().unwrap_or(0);
     let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
     if json {
@@ -508,6 +530,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "slices": stats.len(), "positions": positions, "solved": solved,
                 "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
+                "values_bytes": values_bytes, "values_write_seconds": values_secs,
                 // null for a WLD-only build (no distance files).
                 "distance_kind": plan.values().distance().map(|_| distance.to_lowercase()),
                 "wld_bits_per_position": bits_per_position(wld, positions),

@@ -40,6 +40,13 @@ pub struct Args {
     /// A further sbatch argument (repeatable), e.g. --sbatch-arg=--qos=long.
     #[arg(long, allow_hyphen_values = true)]
     sbatch_arg: Vec<String>,
+    /// The jobs of a WLD-only build keep no values files (`dtb gen --keep-values`, which
+    /// they pass by default): less disk (a set's values files take about 3.6 times its
+    /// tables, English 2-6), but each job then searches its inputs' capture and threat
+    /// positions and loads the slices those searches read (more memory, and at 7 pieces
+    /// about a third of a job's time).
+    #[arg(long)]
+    no_keep_values: bool,
     /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
@@ -73,7 +80,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let plan = Plan::for_forecast(rules, pieces, &a.set.out)?
         .with_values(a.set.values())
         .with_fill(a.fill.into())
-        .with_count(variant.count);
+        .with_count(variant.count)
+        .with_keep_values(!a.no_keep_values);
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);

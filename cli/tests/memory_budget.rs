@@ -214,6 +214,81 @@ fn one_slice_alone_and_with_its_dependencies() {
     }
 }
 
+/// A WLD-only build that keeps values files (`--keep-values`) writes the same tables as
+/// one that does not, and a values file beside each. A one-slice job over them loads only
+/// the slices its moves lead to (their values files: no search, so not the slices those
+/// lead to) and writes the same table and values file again; a damaged values file of an
+/// input stops the job before any work, naming the file.
+#[test]
+fn one_slice_jobs_read_values_files() {
+    let plain = tempfile::tempdir().unwrap();
+    let kept = tempfile::tempdir().unwrap();
+    build::run(&wld_plan(4, plain.path(), 16 << 30), &Quiet).unwrap();
+    let whole = wld_plan(4, kept.path(), 16 << 30).with_keep_values(true);
+    assert!(whole.keeps_values());
+    build::run(&whole, &Quiet).unwrap();
+    let tables = wld_files(kept.path());
+    assert!(tables == wld_files(plain.path()), "tables differ");
+    for &x in whole.slices() {
+        assert!(whole.values_path(x).is_file(), "{x}: no values file");
+    }
+    let m = Material::parse("1111").unwrap();
+    let table = format!("english-{m}.wld");
+    let values = std::fs::read(whole.values_path(m)).unwrap();
+    std::fs::remove_file(kept.path().join(&table)).unwrap();
+    std::fs::remove_file(whole.values_path(m)).unwrap();
+    let job = Plan::for_slice(Rules::ENGLISH, m, kept.path(), Values::WLD, false)
+        .unwrap()
+        .with_keep_values(true);
+    let direct = m.successors();
+    let mut loads = 0;
+    for f in job.forecast(2) {
+        if f.material == m {
+            assert_eq!(f.action, build::Action::Solve);
+        } else if direct.contains(&f.material) {
+            assert_eq!(f.action, build::Action::Load, "{}", f.material);
+            loads += 1;
+        } else {
+            assert_eq!(f.action, build::Action::Skip, "{}", f.material);
+        }
+    }
+    assert!(loads >= 3, "{loads} slices loaded");
+    // Without values files the job loads more: what its inputs' searches read.
+    std::fs::remove_file(plain.path().join(&table)).unwrap();
+    let searched = Plan::for_slice(Rules::ENGLISH, m, plain.path(), Values::WLD, false).unwrap();
+    let more = searched
+        .forecast(2)
+        .iter()
+        .filter(|f| f.action == build::Action::Load)
+        .count();
+    assert!(
+        more > loads,
+        "{more} loads without values files, {loads} with"
+    );
+    build::run(&job, &Quiet).unwrap();
+    assert!(
+        wld_files(kept.path())[&table] == tables[&table],
+        "{table} differs"
+    );
+    assert!(
+        std::fs::read(job.values_path(m)).unwrap() == values,
+        "values file differs"
+    );
+    // An input's values file cut short: the job stops, naming it, and writes nothing.
+    let input = direct[0].canonical();
+    let path = job.values_path(input);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() - 100]).unwrap();
+    std::fs::remove_file(kept.path().join(&table)).unwrap();
+    let e = build::run(&job, &Quiet).unwrap_err();
+    let text = format!("{:#}", anyhow::Error::from(e));
+    assert!(
+        text.contains(&format!("english-{input}.values")) && text.contains("remove"),
+        "{text}"
+    );
+    assert!(!kept.path().join(&table).exists(), "{table} written");
+}
+
 #[test]
 fn sizes_parse_in_binary_units() {
     assert_eq!(parse_size("512M"), Ok(512 << 20));

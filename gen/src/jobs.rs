@@ -59,12 +59,17 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 .filter(|s| at.contains_key(s))
                 .collect();
             reads.sort_by_key(|s| at[s]);
-            // The job loads what it reads and, for their look-ups, what they read, down to
-            // the smallest slices: all held while it solves.
-            let held: u64 = inputs(&reads, &at)
-                .iter()
-                .map(|&s| plan.loaded_bytes(s))
-                .sum();
+            // Jobs that keep values files load what they read from them, and nothing else.
+            // Otherwise the job loads what it reads and, for their look-ups, what they
+            // read, down to the smallest slices: all held while it solves.
+            let held: u64 = if plan.keeps_values() {
+                reads.iter().map(|&s| plan.held_bytes(s)).sum()
+            } else {
+                inputs(&reads, &at)
+                    .iter()
+                    .map(|&s| plan.loaded_bytes(s))
+                    .sum()
+            };
             let solve = plan.solve_bytes(m, threads);
             // As the job plans it ([`Plan::needs_spill`]): finished slices to scratch files
             // when they would pass three quarters of the budget.
@@ -163,7 +168,7 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{}{}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{}{}{} --threads {cpus} --memory {mib}M",
         // DTC files depend on the count profile: the variant's text says it (`count=`).
         shell_word(&if plan.values.contains(ValueKind::Dtc) {
             dtb_probe::Variant {
@@ -191,6 +196,11 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
             String::new()
         } else {
             format!(" --fill {}", plan.fill.name())
+        },
+        if plan.keeps_values() {
+            " --keep-values"
+        } else {
+            ""
         },
     )
 }

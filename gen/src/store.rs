@@ -9,14 +9,16 @@
 //! same tables as one build that never stopped (tested), and reading an input costs its
 //! decompression and the positions the solver looks up, not a search of every capture and
 //! threat position of every input. A DTW slice (no 2-bit memo for distances) is resolved
-//! whole when it is loaded.
+//! whole when it is loaded. A slice's values file (`dtb gen --keep-values`, format version
+//! 4) holds every true value, as the solver gave them: read from it, a slice is held as a
+//! solved one, with no search and no memo.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use dtb_probe::internal::count::CountProfile;
-use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode};
+use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode, FORMAT_VERSION_TRUE};
 use dtb_probe::internal::index::{KingsRanker, SliceIndex};
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
@@ -306,7 +308,7 @@ impl Store {
     /// # Errors
     /// A [`TableError`] if the file cannot be read or is corrupt.
     pub fn load_dtw_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
-        self.load_file(material, path, ValueKind::Dtw)
+        self.load_file(material, path, ValueKind::Dtw, false)
     }
 
     /// Read a DTC table file entirely into the store, which must be one of DTC values
@@ -315,7 +317,7 @@ impl Store {
     /// # Errors
     /// A [`TableError`] if the file cannot be read, is corrupt, or is of another profile.
     pub fn load_dtc_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
-        self.load_file(material, path, ValueKind::Dtc)
+        self.load_file(material, path, ValueKind::Dtc, false)
     }
 
     /// Read a WLD table file entirely into the store (packed, as a WLD-only build keeps it).
@@ -323,7 +325,18 @@ impl Store {
     /// # Errors
     /// A [`TableError`] if the file cannot be read or is corrupt.
     pub fn load_wld_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
-        self.load_file(material, path, ValueKind::Wld)
+        self.load_file(material, path, ValueKind::Wld, false)
+    }
+
+    /// Read a slice's values file (`dtb gen --keep-values`: a WLD file of format version 4,
+    /// every position's true value) entirely into the store: held as the solver's values
+    /// are, so that no look-up into it searches and it reads no other slice.
+    ///
+    /// # Errors
+    /// A [`TableError`] if the file cannot be read, is corrupt, is not of version 4, or is
+    /// of other rules or another slice.
+    pub fn load_values_file(&mut self, material: Material, path: &Path) -> Result<(), TableError> {
+        self.load_file(material, path, ValueKind::Wld, true)
     }
 
     fn load_file(
@@ -331,6 +344,7 @@ impl Store {
         material: Material,
         path: &Path,
         kind: ValueKind,
+        values_file: bool,
     ) -> Result<(), TableError> {
         // Every block is read once: nothing to keep in a cache.
         let table = TableFile::open(path, Arc::new(BlockCache::new(0)))?;
@@ -343,6 +357,16 @@ impl Store {
         };
         if let Some(why) = h.mismatch(&self.rules, material, kind) {
             return Err(invalid(why));
+        }
+        if values_file != (h.version == FORMAT_VERSION_TRUE) {
+            return Err(invalid(if values_file {
+                format!(
+                    "not a values file: format version {}, not {FORMAT_VERSION_TRUE}",
+                    h.version
+                )
+            } else {
+                format!("a values file (format version {FORMAT_VERSION_TRUE}) where a table was expected")
+            }));
         }
         if kind == ValueKind::Dtc && self.count.map(|p| p.encode()) != Some(h.count_code) {
             return Err(invalid(format!(
@@ -359,7 +383,7 @@ impl Store {
             *slot = Some(read_side(&table, kind, first)?);
             first += u32::try_from(per_side).map_err(|_| invalid("too many blocks".into()))?;
         }
-        let dont_care = if !self.rules.capture_compulsory {
+        let dont_care = if !self.rules.capture_compulsory || values_file {
             DontCare::None // no capture position holds "don't care"
         } else if h.version == dtb_probe::internal::format::FORMAT_VERSION_THREAT {
             DontCare::CapturesAndThreats
@@ -1077,6 +1101,67 @@ mod tests {
                 "{threat_positions} threat positions compared"
             );
         }
+    }
+
+    /// The values files of a WLD-only build (`--keep-values`) are of format version 4 and
+    /// hold the solver's true outcome of every position, capture and threat positions
+    /// included: each read alone (no other slice held: no look-up into it searches) gives
+    /// every stored value of the solver's. English 2-4. A values file is refused where a
+    /// table is expected and the reverse, and so is another slice's.
+    #[test]
+    fn values_files_hold_every_true_value() {
+        let rules = Rules::ENGLISH;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
+        plan.values = Values::WLD;
+        plan.keep_values = true;
+        build::run(&plan, &Quiet).expect("build");
+        let mut solved = Store::new(rules);
+        let mut compared = 0u64;
+        for &m in &plan.slices {
+            let s = crate::solve::solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
+            let path = plan.values_path(m);
+            let version = TableFile::open(&path, Arc::new(BlockCache::new(0)))
+                .expect("open")
+                .header()
+                .version;
+            assert_eq!(version, FORMAT_VERSION_TRUE, "{m}");
+            let mut alone = Store::new(rules);
+            alone.load_values_file(m, &path).expect("load");
+            let ix = SliceIndex::new(m, rules.geometry());
+            for side in [Color::White, Color::Black] {
+                if side == Color::Black && m == m.mirror() {
+                    continue;
+                }
+                for i in 0..ix.size() {
+                    let pos = ix.unindex(i, side);
+                    let want = s.values[side.index()][i as usize];
+                    let got = alone.stored(&pos).expect("stored");
+                    assert_eq!(got.wld(), want.wld(), "{m} {side:?} {i}");
+                    compared += 1;
+                }
+            }
+            solved.insert(s.into_stored());
+        }
+        assert!(compared > 2_000_000, "{compared} positions compared");
+        let m = Material::parse("1111").expect("slice");
+        let mut store = Store::new(rules);
+        let e = store
+            .load_values_file(m, &plan.path(m, ValueKind::Wld))
+            .expect_err("a table read as a values file");
+        let e = dtb_probe::report(&e);
+        assert!(e.contains("not a values file"), "{e}");
+        let e = store
+            .load_wld_file(m, &plan.values_path(m))
+            .expect_err("a values file read as a table");
+        let e = dtb_probe::report(&e);
+        assert!(e.contains("a values file (format version 4)"), "{e}");
+        let other = Material::parse("1102").expect("slice");
+        let e = store
+            .load_values_file(m, &plan.values_path(other))
+            .expect_err("another slice's values file");
+        let e = dtb_probe::report(&e);
+        assert!(e.contains("1102") || e.contains("0211"), "{e}");
     }
 
     /// A row of look-ups (`values_with_king`, what the bit-parallel solver reads a capture's

@@ -36,11 +36,17 @@ pub const FORMAT_VERSION_FLIP: u32 = 2;
 /// changed, so a reader of version 1 alone would give wrong values and must refuse it.
 pub const FORMAT_VERSION_THREAT: u32 = 3;
 
+/// The format version of WLD files in which every position holds its true value: no
+/// "don't care" at all, capture and threat positions included. The generator keeps a slice's
+/// solved values in such a file (`<name>.values`, beside its table) for the one-slice jobs that
+/// read it later; a reader may answer from it as from any WLD table. The layout is version 1's.
+pub const FORMAT_VERSION_TRUE: u32 = 4;
+
 /// Whether a reader of this crate knows format version `v`.
 fn known_version(v: u32) -> bool {
     matches!(
         v,
-        FORMAT_VERSION | FORMAT_VERSION_FLIP | FORMAT_VERSION_THREAT
+        FORMAT_VERSION | FORMAT_VERSION_FLIP | FORMAT_VERSION_THREAT | FORMAT_VERSION_TRUE
     )
 }
 
@@ -208,7 +214,7 @@ pub enum FormatError {
     /// a newer reader.
     #[error(
         "unsupported format version {0} (this reader supports versions {FORMAT_VERSION} to \
-         {FORMAT_VERSION_THREAT}; the file needs a reader of version {0})"
+         {FORMAT_VERSION_TRUE}; the file needs a reader of version {0})"
     )]
     UnsupportedVersion(u32),
     /// The header checksum (bytes 252..256) does not match bytes 0..252.
@@ -857,6 +863,13 @@ impl Header {
                     self.kind
                 ))
             }
+            FORMAT_VERSION_TRUE if self.kind == ValueKind::Wld => {}
+            FORMAT_VERSION_TRUE => {
+                return inv(format!(
+                    "format version {FORMAT_VERSION_TRUE} is for WLD files, not {} files",
+                    self.kind
+                ))
+            }
             v => return Err(FormatError::UnsupportedVersion(v)),
         }
         if matches!(self.kind, ValueKind::Dtw | ValueKind::Dtc) {
@@ -1256,10 +1269,20 @@ mod tests {
         b[0] = b'X';
         assert!(matches!(Header::decode(&b), Err(FormatError::BadMagic)));
         let mut b = good;
-        b[8] = 4;
+        b[8] = 5;
         assert!(matches!(
             Header::decode(&b),
-            Err(FormatError::UnsupportedVersion(4))
+            Err(FormatError::UnsupportedVersion(5))
+        ));
+        // Version 4 (values files: no "don't care") is read, for WLD files only.
+        let mut h = sample(ValueKind::Wld, 2);
+        h.version = FORMAT_VERSION_TRUE;
+        assert_eq!(Header::decode(&h.encode()).unwrap(), h);
+        let mut h = sample(ValueKind::Dtw, 16);
+        h.version = FORMAT_VERSION_TRUE;
+        assert!(matches!(
+            Header::decode(&h.encode()),
+            Err(FormatError::Invalid(m)) if m.contains("format version 4 is for WLD files")
         ));
         // Version 2 (flagged DTW codes) is read, but only for 16-bit DTW files: this WLD
         // header with version 2 and a correct checksum is refused as such.
@@ -1668,7 +1691,7 @@ mod tests {
     fn errors_read_well() {
         assert_eq!(
             FormatError::UnsupportedVersion(7).to_string(),
-            "unsupported format version 7 (this reader supports versions 1 to 3; the file needs a \
+            "unsupported format version 7 (this reader supports versions 1 to 4; the file needs a \
              reader of version 7)"
         );
         assert_eq!(

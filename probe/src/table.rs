@@ -855,7 +855,7 @@ impl TableFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{pack_values, ValueKind, FORMAT_VERSION, FORMAT_VERSION_THREAT};
+    use crate::format::{pack_values, ValueKind, FORMAT_VERSION, FORMAT_VERSION_TRUE};
     use std::sync::atomic::AtomicUsize;
 
     fn assert_send_sync<T: Send + Sync>() {}
@@ -1193,11 +1193,11 @@ mod tests {
         assert!(matches!(e.format_error(), Some(FormatError::BadMagic)));
 
         let mut b = good.clone();
-        b[8..12].copy_from_slice(&(FORMAT_VERSION_THREAT + 1).to_le_bytes());
+        b[8..12].copy_from_slice(&(FORMAT_VERSION_TRUE + 1).to_le_bytes());
         let p = dir.file("version.wld", &b);
         assert!(matches!(
             fmt_err(TableFile::open(&p, cache()), &p),
-            FormatError::UnsupportedVersion(4)
+            FormatError::UnsupportedVersion(5)
         ));
 
         let mut b = good.clone();

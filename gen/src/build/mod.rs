@@ -8,11 +8,12 @@ use std::time::Instant;
 use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::{
     table_file_name, Header, ValueKind, FORMAT_VERSION, FORMAT_VERSION_FLIP, FORMAT_VERSION_THREAT,
+    FORMAT_VERSION_TRUE,
 };
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::rules::{BlockedOutcome, Color, Rules};
-use dtb_probe::internal::table::{BlockCache, TableFile};
+use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 
 use crate::bitbase::{kings_wld_memory, solve_kings_wld};
 use crate::compress::{add_threats, fill_blocks, Fill};
@@ -68,6 +69,12 @@ pub const CHECKPOINT_POSITIONS: u64 = 1 << 30;
 /// The least time between two records of such a slice's finished rounds: each record
 /// flushes the slice's scratch files to disk.
 pub const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+/// Extension of a slice's values file ([`Plan::values_path`]): `english-1212.values` beside
+/// `english-1212.wld`.
+pub const VALUES_EXTENSION: &str = "values";
+/// zstd settings of values files: written once and read by a few jobs, so fast to write
+/// rather than small.
+pub const VALUES_ZSTD: CompressionParams = CompressionParams::level(3);
 /// Name of the lock file that keeps two builds out of one directory.
 pub const LOCK_FILE: &str = ".dtb-gen.lock";
 
@@ -118,6 +125,12 @@ pub enum BuildError {
         material: Material,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    #[error("reading back finished slice {material} from its values file (remove {}, and the slice is read from its table instead)", path.display())]
+    LoadValues {
+        material: Material,
+        path: PathBuf,
+        source: dtb_probe::internal::table::TableError,
+    },
     #[error("slice {slice} reads slices that are not finished in the output directory: {} (build them first, or add --with-deps)", list(.missing))]
     MissingInputs {
         slice: Material,
@@ -157,6 +170,10 @@ pub struct SliceStats {
     pub threats: u64,
     pub wld_bytes: u64,
     pub dtw_bytes: u64,
+    /// Bytes of the slice's values file (`--keep-values`; 0 if none was written), and the
+    /// wall seconds writing it (inside `seconds`, not in `write_seconds`).
+    pub values_bytes: u64,
+    pub values_seconds: f64,
     /// Wins, losses, draws over the stored positions.
     pub counts: [u64; 3],
     pub max_plies: u16,
@@ -373,8 +390,9 @@ fn sides_of<'a>(symmetric: bool, c0: &'a [u16], c1: &'a [u16]) -> Vec<&'a [u16]>
 
 /// Which slices of a build read which, through the store: a slice being solved looks up
 /// the slices its moves lead to ([`Material::successors`]), and so does a finished slice
-/// loaded back from its file, for as long as it is held (a look-up of one of its capture or
-/// threat positions searches one move on).
+/// loaded back from its table file, for as long as it is held (a look-up of one of its
+/// capture or threat positions searches one move on); one loaded from its values file reads
+/// nothing.
 struct Readers {
     /// `read[j]`: some slice solved or loaded in this run reads slice `j`.
     read: Vec<bool>,
@@ -384,8 +402,10 @@ struct Readers {
 }
 
 impl Readers {
-    /// `slices` in solve order, `done[i]`: slice `i` is finished on disk.
-    fn new(slices: &[Material], done: &[bool]) -> Readers {
+    /// `slices` in solve order, `done[i]`: slice `i` is finished on disk; `whole[i]`: and
+    /// it loads with every position's true value (from its values file), so that it reads
+    /// none of its successors.
+    fn new(slices: &[Material], done: &[bool], whole: &[bool]) -> Readers {
         let at: std::collections::HashMap<Material, usize> =
             slices.iter().enumerate().map(|(i, &m)| (m, i)).collect();
         let reads: Vec<Vec<usize>> = slices
@@ -404,7 +424,7 @@ impl Readers {
         let mut runs = vec![false; n];
         for i in (0..n).rev() {
             runs[i] = !done[i] || read[i];
-            if runs[i] {
+            if runs[i] && !(done[i] && whole[i]) {
                 for &j in &reads[i] {
                     read[j] = true;
                 }
@@ -416,7 +436,7 @@ impl Readers {
         // the order: backwards, a reader's own `last` is final when its reads are marked.
         let mut last: Vec<Option<usize>> = vec![None; n];
         for i in (0..n).rev() {
-            if runs[i] {
+            if runs[i] && !(done[i] && whole[i]) {
                 let until = if done[i] { last[i] } else { Some(i) };
                 for &j in &reads[i] {
                     last[j] = last[j].max(until);
@@ -463,7 +483,13 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             return Err(e);
         }
     };
-    let readers = Readers::new(&plan.slices, &done);
+    let whole: Vec<bool> = plan
+        .slices
+        .iter()
+        .zip(&done)
+        .map(|(&m, &d)| d && plan.values_on_disk(m))
+        .collect();
+    let readers = Readers::new(&plan.slices, &done, &whole);
     obs.build_start(
         plan.slices
             .iter()
@@ -765,19 +791,32 @@ fn finished_slice(
         Some(sp) if held => reuse_scratch(plan, store, m, sp),
         _ => false,
     };
-    let loaded = if !held || reused {
-        Ok(()) // finished, and nothing left to solve reads it (or mapped again)
-    } else {
+    if held && !reused {
+        let load = |e: TableError| BuildError::Load {
+            material: m,
+            source: e.into(),
+        };
         match plan.values.distance() {
-            None => store.load_wld_file(m, &plan.path(m, ValueKind::Wld)),
-            Some(ValueKind::Dtc) => store.load_dtc_file(m, &plan.path(m, ValueKind::Dtc)),
-            Some(k) => store.load_dtw_file(m, &plan.path(m, k)),
+            // Its true values, where the run that solved it kept them (`--keep-values`).
+            None if plan.values_on_disk(m) => {
+                let path = plan.values_path(m);
+                store
+                    .load_values_file(m, &path)
+                    .map_err(|source| BuildError::LoadValues {
+                        material: m,
+                        path,
+                        source,
+                    })?;
+            }
+            None => store
+                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
+                .map_err(load)?,
+            Some(ValueKind::Dtc) => store
+                .load_dtc_file(m, &plan.path(m, ValueKind::Dtc))
+                .map_err(load)?,
+            Some(k) => store.load_dtw_file(m, &plan.path(m, k)).map_err(load)?,
         }
-    };
-    loaded.map_err(|e| BuildError::Load {
-        material: m,
-        source: e.into(),
-    })?;
+    } // else finished, and nothing left to solve reads it (or mapped again)
     if let (Some(sp), true, false) = (spill, held, reused) {
         spill_slice(plan, store, m, sp)?;
     }
@@ -810,6 +849,8 @@ fn finished_slice(
         threats: 0,
         wld_bytes,
         dtw_bytes,
+        values_bytes: 0,
+        values_seconds: 0.0,
         counts,
         max_plies,
         skipped: true,
@@ -940,6 +981,8 @@ fn solve_full(
         threats: written.threats,
         wld_bytes: written.bytes,
         dtw_bytes,
+        values_bytes: 0,
+        values_seconds: 0.0,
         counts: both_sides(c, symmetric),
         max_plies,
         skipped: false,
@@ -1288,11 +1331,22 @@ fn solve_wld(
     if symmetric {
         v1 = Words::default();
     }
-    // The store keeps the true outcomes; the file gets its capture positions filled.
+    // The store keeps the true outcomes, and so does the values file; the table gets its
+    // capture positions filled.
     let kept = match (keep, spill) {
         (false, _) => None,
         (true, spill) => Some(kept_outcomes(plan, m, [&v0, &v1], spill)?),
     };
+    let t1 = Instant::now();
+    let values_bytes = if plan.keeps_values() {
+        let mut header = header_of(plan, m, ValueKind::Wld, c, 0);
+        header.version = FORMAT_VERSION_TRUE;
+        let sides: Vec<&[u64]> = if symmetric { vec![&v0] } else { vec![&v0, &v1] };
+        write_packed_wld(&plan.values_path(m), header, &sides, &VALUES_ZSTD)?
+    } else {
+        0
+    };
+    let values_seconds = t1.elapsed().as_secs_f64();
     let (mut cap0, mut cap1) = (cap0, cap1);
     let written = write_wld(
         plan,
@@ -1321,6 +1375,8 @@ fn solve_wld(
         threats: written.threats,
         wld_bytes: written.bytes,
         dtw_bytes: 0,
+        values_bytes,
+        values_seconds,
         counts: both_sides(c, symmetric),
         max_plies: 0,
         skipped: false,
@@ -1358,7 +1414,16 @@ mod tests {
                         }
                     })
                     .collect();
-                let r = Readers::new(&slices, &done);
+                // From round 10, some finished slices load from values files.
+                let whole: Vec<bool> = (0..n)
+                    .map(|i| {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        done[i] && round >= 10 && seed >> 63 != 0
+                    })
+                    .collect();
+                let r = Readers::new(&slices, &done, &whole);
                 let mut held = BTreeSet::new();
                 let mut most = 0f64;
                 for (i, m) in slices.iter().enumerate() {
@@ -1370,7 +1435,7 @@ mod tests {
                         );
                     }
                     let runs = !done[i] || r.read[i];
-                    if runs {
+                    if runs && !whole[i] {
                         for s in m.successors() {
                             if slices.contains(&s) {
                                 assert!(held.contains(&s), "{m} reads {s}, not held");
@@ -1384,7 +1449,7 @@ mod tests {
                     // A slice loaded from its file reads its successors while it is held.
                     for h in &held {
                         let k = slices.iter().position(|x| x == h).expect("in order");
-                        if done[k] {
+                        if done[k] && !whole[k] {
                             for s in h.successors() {
                                 if slices.contains(&s) {
                                     assert!(
@@ -1401,7 +1466,9 @@ mod tests {
                 // and a loaded slice is one such (no load that nothing needs).
                 for i in 0..n {
                     let needed = (i + 1..n).any(|k| {
-                        (!done[k] || r.read[k]) && slices[k].successors().contains(&slices[i])
+                        (!done[k] || r.read[k])
+                            && !whole[k]
+                            && slices[k].successors().contains(&slices[i])
                     });
                     assert_eq!(r.read[i], needed, "{}", slices[i]);
                 }

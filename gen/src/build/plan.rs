@@ -85,6 +85,11 @@ pub struct Plan {
     /// version 1 ones; `false` writes version 1 (`dtb gen --format-version 1`). Full builds
     /// and rule sets without compulsory capture always write version 1 WLD files.
     pub(crate) threats: bool,
+    /// A WLD-only build also writes each slice's true values, every position's, in a file
+    /// beside its table ([`Plan::values_path`], format version 4): what a later one-slice
+    /// job reads instead of the table, so that it searches no "don't care" position of its
+    /// inputs and loads none of the slices they lead to (`dtb gen --keep-values`).
+    pub(crate) keep_values: bool,
 }
 
 impl Plan {
@@ -188,6 +193,32 @@ impl Plan {
         self
     }
 
+    /// Whether a WLD-only build writes a values file beside each table
+    /// ([`Plan::with_keep_values`]).
+    pub fn keeps_values(&self) -> bool {
+        self.keep_values && !self.distances()
+    }
+
+    /// Write each slice's true values in a file beside its table ([`Plan::values_path`]),
+    /// for the one-slice jobs that read it later. Builds with distances write none.
+    pub fn with_keep_values(mut self, keep: bool) -> Plan {
+        self.keep_values = keep;
+        self
+    }
+
+    /// Path of the values file of slice `m`: its WLD table's name with `.values` for
+    /// `.wld`, a WLD file of format version 4 (every position's true value).
+    pub fn values_path(&self, m: Material) -> PathBuf {
+        self.path(m, ValueKind::Wld)
+            .with_extension(VALUES_EXTENSION)
+    }
+
+    /// Whether a finished slice `m` of this WLD-only build would be loaded from its values
+    /// file (present on disk) rather than from its table.
+    pub(crate) fn values_on_disk(&self, m: Material) -> bool {
+        !self.distances() && self.values_path(m).is_file()
+    }
+
     /// This limit on scratch files, bytes (`None`: no limit).
     pub fn with_scratch_limit(mut self, bytes: Option<u64>) -> Plan {
         self.scratch_limit = bytes;
@@ -260,6 +291,7 @@ impl Plan {
             checkpoint_positions: CHECKPOINT_POSITIONS,
             checkpoint_every: CHECKPOINT_EVERY,
             threats: true,
+            keep_values: false,
         }
     }
 
@@ -451,9 +483,10 @@ impl Plan {
 
     /// Memory (bytes) the build's store takes for slice `m` loaded from its file: as
     /// [`Plan::held_bytes`], and in a WLD-only build under compulsory capture as much again
-    /// for what look-ups found in its "don't care" positions (`Store::value`).
+    /// for what look-ups found in its "don't care" positions (`Store::value`), unless it
+    /// loads from its values file (no "don't care").
     pub fn loaded_bytes(&self, m: Material) -> u64 {
-        let memo = !self.distances() && self.rules.capture_compulsory;
+        let memo = !self.distances() && self.rules.capture_compulsory && !self.values_on_disk(m);
         self.held_bytes(m) * if memo { 2 } else { 1 }
     }
 
@@ -492,8 +525,17 @@ impl Plan {
             .iter()
             .map(|&m| on_disk(self, m) == OnDisk::Finished)
             .collect();
-        let readers = Readers::new(&self.slices, &done);
+        let readers = Readers::new(&self.slices, &done, &self.whole(&done));
         (done, readers)
+    }
+
+    /// Per slice, whether it is finished (`done`) and loads from its values file.
+    fn whole(&self, done: &[bool]) -> Vec<bool> {
+        self.slices
+            .iter()
+            .zip(done)
+            .map(|(&m, &d)| d && self.values_on_disk(m))
+            .collect()
     }
 
     /// Per slice of the plan, bytes (as [`Plan::held_bytes`]) of the slices of `tables`
@@ -526,7 +568,7 @@ impl Plan {
     fn forecast_in_memory(&self, threads: usize) -> Vec<Forecast> {
         let states: Vec<OnDisk> = self.slices.iter().map(|&m| on_disk(self, m)).collect();
         let done: Vec<bool> = states.iter().map(|s| *s == OnDisk::Finished).collect();
-        let readers = Readers::new(&self.slices, &done);
+        let readers = Readers::new(&self.slices, &done, &self.whole(&done));
         let mut held = 0u64;
         let mut out = Vec::with_capacity(self.slices.len());
         for (i, &m) in self.slices.iter().enumerate() {
