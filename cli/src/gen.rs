@@ -62,9 +62,10 @@ pub struct Args {
     /// an error naming it. --pieces is ignored.
     #[arg(long, value_name = "SLICE")]
     slice: Option<String>,
-    /// Also write each slice's true values (every position's, capture and threat positions
-    /// included) in a file beside its table, <variant>-<slice>.values (a WLD file of format
-    /// version 4, zstd level 3), for the one-slice jobs that read it later: a job reads an
+    /// Also write the true values of each slice this run solves (every position's,
+    /// capture and threat positions included) in a file beside its table,
+    /// <variant>-<slice>.values (a WLD file of format version 4, zstd level 3; about 3.6
+    /// times the table's bytes), for the one-slice jobs that read it later: a job reads an
     /// input's values file instead of its table, so it searches none of the input's "don't
     /// care" positions and loads none of the slices those searches read. Any WLD-only
     /// build reads values files it finds, with or without this flag. WLD-only builds
