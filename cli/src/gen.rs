@@ -64,13 +64,13 @@ pub struct Args {
     slice: Option<String>,
     /// Also write the true values of each slice this run solves (every position's,
     /// capture and threat positions included) in a file beside its table,
-    /// <variant>-<slice>.values (a WLD file of format version 4, zstd level 3; about 3.6
-    /// times the table's bytes), for the one-slice jobs that read it later: a job reads an
-    /// input's values file instead of its table, so it searches none of the input's "don't
-    /// care" positions and loads none of the slices those searches read. Any WLD-only
-    /// build reads values files it finds, with or without this flag. WLD-only builds
-    /// (--values wld) only. Probers never read these files; remove them once no slice is
-    /// left to build.
+    /// <variant>-<slice>.values (a WLD file of format version 4, zstd level 3; about a
+    /// third of a bit a position, 5.6 times the tables at English 2-7), for the one-slice
+    /// jobs that read it later: a job reads an input's values file instead of its table,
+    /// so it searches none of the input's "don't care" positions and loads none of the
+    /// slices those searches read. Any WLD-only build reads values files it finds, with or
+    /// without this flag. WLD-only builds (--values wld) only. Probers never read these
+    /// files; remove them once no slice is left to build.
     #[arg(long)]
     keep_values: bool,
     /// With --slice: build the slices it depends on that are missing first.

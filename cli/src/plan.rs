@@ -41,10 +41,10 @@ pub struct Args {
     #[arg(long, allow_hyphen_values = true)]
     sbatch_arg: Vec<String>,
     /// The jobs of a WLD-only build keep no values files (`dtb gen --keep-values`, which
-    /// they pass by default): less disk (a set's values files take about 3.6 times its
-    /// tables, English 2-6), but each job then searches its inputs' capture and threat
-    /// positions and loads the slices those searches read (more memory, and at 7 pieces
-    /// about a third of a job's time).
+    /// they pass by default): less disk (values files take about a third of a bit a
+    /// position: English 2-7's 1.51 GB, 5.6 times its tables), but each job then searches
+    /// its inputs' capture and threat positions and loads the slices those searches read
+    /// (more memory, and at 7 pieces about a third of a job's time).
     #[arg(long)]
     no_keep_values: bool,
     /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`.
