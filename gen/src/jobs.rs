@@ -50,6 +50,19 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
         .map(|(i, &m)| (m, i))
         .collect();
     let threads = speed.cpus.max(1) as usize;
+    // Slices a job reads from their tables, searching their "don't care" positions: all,
+    // unless the plan's jobs keep values files; then those finished on disk without one
+    // (built by a run that kept none).
+    let tables_only: std::collections::HashSet<Material> = plan
+        .slices
+        .iter()
+        .copied()
+        .filter(|&s| {
+            !plan.keeps_values()
+                || (plan.path(s, ValueKind::Wld).is_file() && !plan.values_on_disk(s))
+        })
+        .collect();
+    let searched = |s: Material| tables_only.contains(&s);
     plan.slices
         .iter()
         .map(|&m| {
@@ -59,17 +72,20 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 .filter(|s| at.contains_key(s))
                 .collect();
             reads.sort_by_key(|s| at[s]);
-            // Jobs that keep values files load what they read from them, and nothing else.
-            // Otherwise the job loads what it reads and, for their look-ups, what they
-            // read, down to the smallest slices: all held while it solves.
-            let held: u64 = if plan.keeps_values() {
-                reads.iter().map(|&s| plan.held_bytes(s)).sum()
-            } else {
-                inputs(&reads, &at)
-                    .iter()
-                    .map(|&s| plan.loaded_bytes(s))
-                    .sum()
-            };
+            // A job loads what it reads and, for the look-ups of an input read from its
+            // table, what that reads, down to the smallest slices: all held while it
+            // solves. An input read from its values file reads nothing: in a plan whose
+            // jobs keep them, every input but one finished on disk without one.
+            let held: u64 = inputs(&reads, &at, &searched)
+                .iter()
+                .map(|&s| {
+                    if searched(s) {
+                        plan.loaded_bytes(s)
+                    } else {
+                        plan.held_bytes(s)
+                    }
+                })
+                .sum();
             let solve = plan.solve_bytes(m, threads);
             // As the job plans it ([`Plan::needs_spill`]): finished slices to scratch files
             // when they would pass three quarters of the budget.
@@ -106,13 +122,20 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
         .collect()
 }
 
-/// The longest chain of units, by forecast time: its total seconds and its units, first
-/// to last. What no number of machines can shorten.
-/// `reads` and every slice of the plan (`at`) they read in turn, each once.
-fn inputs(reads: &[Material], at: &HashMap<Material, usize>) -> Vec<Material> {
+/// `reads` and every slice of the plan (`at`) that a `searched` one among them reads in
+/// turn, each once.
+fn inputs(
+    reads: &[Material],
+    at: &HashMap<Material, usize>,
+    searched: &dyn Fn(Material) -> bool,
+) -> Vec<Material> {
     let mut all: Vec<Material> = reads.to_vec();
     let mut k = 0;
     while k < all.len() {
+        if !searched(all[k]) {
+            k += 1;
+            continue;
+        }
         for s in all[k].successors() {
             if at.contains_key(&s) && !all.contains(&s) {
                 all.push(s);
@@ -123,6 +146,8 @@ fn inputs(reads: &[Material], at: &HashMap<Material, usize>) -> Vec<Material> {
     all
 }
 
+/// The longest chain of units, by forecast time: its total seconds and its units, first
+/// to last. What no number of machines can shorten.
 fn critical_path(units: &[Unit]) -> (f64, Vec<Material>) {
     let at: HashMap<Material, usize> = units
         .iter()
@@ -526,6 +551,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The jobs of a WLD-only plan keep values files (`--keep-values` in every job's
+    /// arguments) and forecast memory for the slices they read alone; an input finished on
+    /// disk without a values file is searched, so what it reads counts too, until a values
+    /// file is there. Without values files every job forecasts more, some strictly.
+    #[test]
+    fn jobs_that_keep_values_files_forecast_their_inputs_alone() {
+        use crate::build::Quiet;
+        let speed = Speed {
+            cpus: 2,
+            per_core: 8e6,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let plan_of = |keep: bool| {
+            Plan::new(Rules::ENGLISH, 5, dir.path())
+                .unwrap()
+                .with_values(Values::WLD)
+                .with_keep_values(keep)
+        };
+        let memory = |keep: bool| -> Vec<u64> {
+            units(&plan_of(keep), speed)
+                .iter()
+                .map(|u| u.memory)
+                .collect()
+        };
+        let (kept, searched) = (memory(true), memory(false));
+        assert!(kept.iter().zip(&searched).all(|(k, s)| k <= s));
+        assert!(kept.iter().zip(&searched).any(|(k, s)| k < s));
+        let plan = plan_of(true);
+        let list = units(&plan, speed);
+        assert!(list
+            .iter()
+            .all(|u| gen_args(&plan, u, 2).contains(" --keep-values")));
+        assert!(list
+            .iter()
+            .all(|u| !gen_args(&plan_of(false), u, 2).contains("--keep-values")));
+        // English 2-4 finished without values files: the 5-piece jobs that read it search.
+        let four = Plan::new(Rules::ENGLISH, 4, dir.path())
+            .unwrap()
+            .with_values(Values::WLD);
+        crate::build::run(&four, &Quiet).unwrap();
+        let mixed = memory(true);
+        assert!(mixed.iter().zip(&kept).any(|(m, k)| m > k));
+        // ... and with their values files, alone again.
+        for m in four.slices() {
+            std::fs::remove_file(four.path(*m, ValueKind::Wld)).unwrap();
+        }
+        crate::build::run(&four.with_keep_values(true), &Quiet).unwrap();
+        assert_eq!(memory(true), kept);
     }
 
     #[test]
