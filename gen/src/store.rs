@@ -998,6 +998,25 @@ mod tests {
     use crate::solve::solve_slice;
     use crate::values::Values;
 
+    /// English 2-`pieces` built into a new temporary directory, with the plan as `set`
+    /// leaves it.
+    fn built(pieces: u32, set: impl FnOnce(&mut Plan)) -> (tempfile::TempDir, Plan) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut plan = Plan::new(Rules::ENGLISH, pieces, dir.path()).expect("plan");
+        set(&mut plan);
+        build::run(&plan, &Quiet).expect("build");
+        (dir, plan)
+    }
+
+    /// The sides to move slice `m` stores: White alone for a colour-symmetric slice.
+    fn stored_sides(m: Material) -> &'static [Color] {
+        if m == m.mirror() {
+            &[Color::White]
+        } else {
+            &[Color::White, Color::Black]
+        }
+    }
+
     /// A slice read back from its file, whose capture positions (and in a version 3 WLD
     /// file threat positions) hold "don't care", must give the solver's true value of every
     /// position again: for the full build's DTW files exactly, for a WLD-only build's files
@@ -1014,11 +1033,10 @@ mod tests {
             (Values::WLD, true),
         ] {
             let wld_only = values == Values::WLD;
-            let dir = tempfile::tempdir().expect("temp dir");
-            let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
-            plan.values = values;
-            plan.threats = threats;
-            build::run(&plan, &Quiet).expect("build");
+            let (_dir, plan) = built(4, |p| {
+                p.values = values;
+                p.threats = threats;
+            });
             let mut solved = Store::new(rules);
             let mut loaded = Store::new(rules);
             let mut captures = 0u64;
@@ -1045,11 +1063,7 @@ mod tests {
                 }
                 .expect("load");
                 let ix = SliceIndex::new(m, rules.geometry());
-                let sides: &[Color] = if m == m.mirror() {
-                    &[Color::White]
-                } else {
-                    &[Color::White, Color::Black]
-                };
+                let sides = stored_sides(m);
                 // Held as read, each look-up resolving what it meets (the smaller slices
                 // held as read too).
                 let mut look = Lookups::default();
@@ -1073,10 +1087,7 @@ mod tests {
             for &m in &plan.slices {
                 loaded.resolve_whole(m).expect("resolve");
                 let ix = SliceIndex::new(m, rules.geometry());
-                for side in [Color::White, Color::Black] {
-                    if side == Color::Black && m == m.mirror() {
-                        continue;
-                    }
+                for &side in stored_sides(m) {
                     for i in 0..ix.size() {
                         let pos = ix.unindex(i, side);
                         let (want, got) = (
@@ -1111,11 +1122,10 @@ mod tests {
     #[test]
     fn values_files_hold_every_true_value() {
         let rules = Rules::ENGLISH;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
-        plan.values = Values::WLD;
-        plan.keep_values = true;
-        build::run(&plan, &Quiet).expect("build");
+        let (_dir, plan) = built(4, |p| {
+            p.values = Values::WLD;
+            p.keep_values = true;
+        });
         let mut solved = Store::new(rules);
         let mut compared = 0u64;
         for &m in &plan.slices {
@@ -1129,10 +1139,7 @@ mod tests {
             let mut alone = Store::new(rules);
             alone.load_values_file(m, &path).expect("load");
             let ix = SliceIndex::new(m, rules.geometry());
-            for side in [Color::White, Color::Black] {
-                if side == Color::Black && m == m.mirror() {
-                    continue;
-                }
+            for &side in stored_sides(m) {
                 for i in 0..ix.size() {
                     let pos = ix.unindex(i, side);
                     let want = s.values[side.index()][i as usize];
@@ -1174,11 +1181,10 @@ mod tests {
     fn a_row_of_look_ups_in_slices_read_from_files_gives_the_true_values() {
         let rules = Rules::ENGLISH;
         let g = rules.geometry();
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut plan = Plan::new(rules, 4, dir.path()).expect("plan");
-        plan.values = Values::WLD;
-        plan.threats = true;
-        build::run(&plan, &Quiet).expect("build");
+        let (_dir, plan) = built(4, |p| {
+            p.values = Values::WLD;
+            p.threats = true;
+        });
         let mut solved = Store::new(rules);
         let mut loaded = Store::new(rules);
         for &m in &plan.slices {
@@ -1244,11 +1250,10 @@ mod tests {
     fn a_wld_file_whose_blocks_split_words_reads_the_same() {
         use crate::write::{write_table, CompressionParams, TableData};
         let rules = Rules::ENGLISH;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut plan = Plan::new(rules, 3, dir.path()).expect("plan");
-        plan.values = Values::WLD;
-        plan.threats = false;
-        build::run(&plan, &Quiet).expect("build");
+        let (_dir, plan) = built(3, |p| {
+            p.values = Values::WLD;
+            p.threats = false;
+        });
         let odd = tempfile::tempdir().expect("temp dir");
         let mut ours = Store::new(rules);
         let mut theirs = Store::new(rules);
@@ -1293,10 +1298,7 @@ mod tests {
     /// slice of wrong values.
     #[test]
     fn a_file_of_another_slice_or_other_rules_is_refused() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let mut plan = Plan::new(Rules::ENGLISH, 3, dir.path()).expect("plan");
-        plan.values = Values::WLD;
-        build::run(&plan, &Quiet).expect("build");
+        let (_dir, plan) = built(3, |p| p.values = Values::WLD);
         let other = tempfile::tempdir().expect("temp dir");
         let mut russian = Plan::new(Rules::RUSSIAN, 2, other.path()).expect("plan");
         russian.values = Values::WLD;

@@ -483,13 +483,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
             return Err(e);
         }
     };
-    let whole: Vec<bool> = plan
-        .slices
-        .iter()
-        .zip(&done)
-        .map(|(&m, &d)| d && plan.values_on_disk(m))
-        .collect();
-    let readers = Readers::new(&plan.slices, &done, &whole);
+    let readers = Readers::new(&plan.slices, &done, &plan.whole(&done));
     obs.build_start(
         plan.slices
             .iter()

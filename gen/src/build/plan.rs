@@ -530,7 +530,7 @@ impl Plan {
     }
 
     /// Per slice, whether it is finished (`done`) and loads from its values file.
-    fn whole(&self, done: &[bool]) -> Vec<bool> {
+    pub(super) fn whole(&self, done: &[bool]) -> Vec<bool> {
         self.slices
             .iter()
             .zip(done)
