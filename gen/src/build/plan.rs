@@ -383,11 +383,12 @@ impl Plan {
         OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + 2 * size * 2
     }
 
-    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the
-    /// bit-parallel one for a slice with men that it takes ([`bitpar_supports`]: 8x8, kings
-    /// that move one square), otherwise the grouped one, or for a slice of kings only whose
-    /// grouped working set would not fit half the budget (or whose group is too large for
-    /// it), the bit solver ([`crate::bitbase`], seven bits a position).
+    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: for a
+    /// slice of kings only the bit solver ([`crate::bitbase`], seven bits a position: a
+    /// tenth to a sixteenth of the grouped solver's memory, and faster, since the grouped
+    /// one solves the slice's single men group on one thread: performance-history, session
+    /// 28); the bit-parallel one for a slice with men that it takes ([`bitpar_supports`]:
+    /// 8x8, kings that move one square); otherwise the grouped one.
     ///
     /// A bit-parallel or grouped solve that would pass three quarters of the budget keeps the
     /// slice's own arrays (outcomes, capture flags; the bit-parallel solver's planes) in
@@ -441,7 +442,10 @@ impl Plan {
     /// [`Plan::wld_solver`] with the solver's own arrays in memory or (`mapped`) not.
     fn wld_solver_with(&self, m: Material, threads: usize, mapped: bool) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
-        if m.men() > 0 && bitpar_supports(&self.rules, m) {
+        if m.men() == 0 {
+            return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
+        }
+        if bitpar_supports(&self.rules, m) {
             let (results, rest) = bitpar_memory(&self.rules, m, self.writes_threats(), threads);
             return (
                 WldSolver::BitParallel,
@@ -454,10 +458,6 @@ impl Plan {
             0
         };
         let grouped = solve_memory_wld(&self.rules, m, threads, false).saturating_sub(results);
-        let too_large = group_too_large(&self.rules, m);
-        if m.men() == 0 && (too_large || grouped > self.memory / 2) {
-            return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
-        }
         // Groups one at a time where one set of group buffers a thread takes more than a
         // quarter of the budget.
         let serial = solve_memory_wld(&self.rules, m, threads, true).saturating_sub(results);
