@@ -88,8 +88,9 @@ pub struct Set {
     /// Memory budget (of each job, for `dtb plan`): bytes, or with a binary unit K, M, G, T
     /// (512M, 20G, 1.5G). The build plans within it: a WLD-only build keeps finished slices
     /// in scratch files mapped from disk (under DIR/.dtb-scratch, removed when done) if they
-    /// do not fit beside the slice being solved, and solves slices of kings only in bits; a
-    /// slice that cannot fit even so stops the build before any work, naming it. Default:
+    /// do not fit beside the slice being solved, and a slice's own arrays too where they
+    /// would not fit; a slice that cannot fit even so stops the build before any work,
+    /// naming it. Default:
     /// the memory available when the build starts (the least of free memory, `ulimit -v`
     /// and the cgroup's memory.max) less 1/16, at least 256 MiB. A budget of 64 MiB or
     /// less is refused before anything is written: no build fits in it.
