@@ -122,11 +122,30 @@ impl Layout {
     }
 }
 
-/// The planes of one row of one side: a bit a slot.
+/// A row's won slots (low 32 bits) and lost ones (high 32): what the iteration reads of
+/// the rows a move leads to, kept apart from the rest of [`Row`] so that those reads, in
+/// rows all over the group, touch 8 bytes a row (the layout of the planes too).
+#[derive(Clone, Copy, Default)]
+struct WinLoss(u64);
+
+impl WinLoss {
+    #[inline(always)]
+    fn new(win: u32, loss: u32) -> WinLoss {
+        WinLoss(u64::from(win) | u64::from(loss) << 32)
+    }
+    #[inline(always)]
+    fn win(self) -> u32 {
+        self.0 as u32
+    }
+    #[inline(always)]
+    fn loss(self) -> u32 {
+        (self.0 >> 32) as u32
+    }
+}
+
+/// The other planes of one row of one side: a bit a slot.
 #[derive(Clone, Copy, Default)]
 struct Row {
-    win: u32,
-    loss: u32,
     /// Slots whose outcome the iteration still seeks (not a capture, not decided at the
     /// start), won or lost bits set as it finds them.
     open: u32,
@@ -170,6 +189,11 @@ struct Bufs<C> {
     moves: Vec<RowMove>,
     /// Per side (0 White to move), per row.
     rows: [Vec<Row>; 2],
+    wl: [Vec<WinLoss>; 2],
+    /// Per row, where threat positions are found: the capture slots with White to move
+    /// (low 32 bits) and Black (high 32), what [`BitSlice::threat_slots`] reads of the rows
+    /// a king move leads to.
+    caps: Vec<u64>,
     dirty: [Vec<bool>; 2],
     exits: Vec<ManExit>,
     after: Vec<Position>,
@@ -229,10 +253,11 @@ pub fn bitpar_memory(
     let [even, odd] = plane_halves(potential_sizes(rules.geometry(), material));
     let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
-    // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 20)
-    // and dirty flags (2), and up to four moves (8 bytes each) of each other king.
+    // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 24),
+    // both sides' capture slots (8) and dirty flags (2), and up to four moves (8 bytes each)
+    // of each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
-    let per_row = 16 + 4 + 8 + 40 + 2 + 32 * others;
+    let per_row = 16 + 4 + 8 + 48 + 8 + 2 + 32 * others;
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     (
@@ -436,13 +461,21 @@ impl<S: Finished> BitSlice<'_, S> {
         self.list_exits(&dec, b);
         for r in 0..self.lay.rows {
             for side in [Color::White, Color::Black] {
-                let row = self.start_row(&dec, r, side, b)?;
+                let (row, wl) = self.start_row(&dec, r, side, b)?;
                 b.rows[side.index()][r] = row;
+                b.wl[side.index()][r] = wl;
                 b.dirty[side.index()][r] = row.open != 0;
             }
         }
         if self.threats {
             let men = dec.men();
+            b.caps.clear();
+            b.caps.extend(
+                b.rows[0]
+                    .iter()
+                    .zip(&b.rows[1])
+                    .map(|(w, k)| u64::from(w.cap) | u64::from(k.cap) << 32),
+            );
             for r in 0..self.lay.rows {
                 for side in [Color::White, Color::Black] {
                     b.rows[side.index()][r].threat = self.threat_slots(men, r, side, b);
@@ -495,6 +528,8 @@ impl<S: Finished> BitSlice<'_, S> {
         for side in 0..2 {
             b.rows[side].clear();
             b.rows[side].resize(rows, Row::default());
+            b.wl[side].clear();
+            b.wl[side].resize(rows, WinLoss::default());
             b.dirty[side].clear();
             b.dirty[side].resize(rows, false);
         }
@@ -569,17 +604,15 @@ impl<S: Finished> BitSlice<'_, S> {
             opp & !opp_kings
         };
         let man_dirs = man_capture_dirs(rules, side);
-        // Pieces of `from` that jump over `over` in `d` onto an empty square.
-        let jumpers = |from: u64, over: u64, d: Dir| {
-            from & g.step_set(over & g.step_set(empty, d.reverse()), d.reverse())
-        };
-        let landing = |j: u64, d: Dir| g.step_set(g.step_set(j, d), d);
+        // The empty squares where pieces of `from` land, jumping over `over` in `d`.
+        let landing =
+            |from: u64, over: u64, d: Dir| empty & g.step_set(over & g.step_set(from, d), d);
         let mut land = 0u64;
         for &d in man_dirs {
-            land |= landing(jumpers(own_men, by_man, d), d);
+            land |= landing(own_men, by_man, d);
         }
         for d in Dir::ALL {
-            land |= landing(jumpers(own_kings, opp, d), d);
+            land |= landing(own_kings, opp, d);
         }
         let mut caps = match land.count_ones() {
             0 => 0,
@@ -615,20 +648,21 @@ impl<S: Finished> BitSlice<'_, S> {
         r: usize,
         side: Color,
         b: &mut Bufs<S::Cache>,
-    ) -> Result<Row, SolveError<S::Error>> {
+    ) -> Result<(Row, WinLoss), SolveError<S::Error>> {
         let others = b.kings[r];
         let v = b.valid[r];
         let mut row = Row {
             cap: self.capture_slots(dec.men(), others, side, v),
             ..Row::default()
         };
+        let (mut win, mut loss) = (0u32, 0u32);
         // The capture positions of which this slot is the first copy (see `copy_captures`):
         // a row at a time where the innermost king takes no part, one by one where it does.
         let mut caps = row.cap & self.lay.first_copies(others);
         if caps != 0 {
             let (won, lost, rest) = self.row_captures(dec, others, side, caps, b)?;
-            row.win |= won;
-            row.loss |= lost;
+            win |= won;
+            loss |= lost;
             caps = rest;
         }
         while caps != 0 {
@@ -636,8 +670,8 @@ impl<S: Finished> BitSlice<'_, S> {
             caps &= caps - 1;
             let pos = self.position(dec, others, x, side);
             match self.capture_value(&pos, b)? {
-                Wld::Win => row.win |= 1 << x,
-                Wld::Loss => row.loss |= 1 << x,
+                Wld::Win => win |= 1 << x,
+                Wld::Loss => loss |= 1 << x,
                 Wld::Draw => {}
             }
         }
@@ -702,14 +736,14 @@ impl<S: Finished> BitSlice<'_, S> {
             blocked &= blocked - 1;
             let pos = self.position(dec, others, x, side);
             match blocked_code(self.rules, &pos).wld() {
-                Wld::Win => row.win |= 1 << x,
-                Wld::Loss => row.loss |= 1 << x,
+                Wld::Win => win |= 1 << x,
+                Wld::Loss => loss |= 1 << x,
                 Wld::Draw => {}
             }
         }
-        row.win |= exit_win & moves;
+        win |= exit_win & moves;
         row.open = moves & !exit_win;
-        Ok(row)
+        Ok((row, WinLoss::new(win, loss)))
     }
 
     /// The outcomes of the capture positions that are not their first copy (the innermost
@@ -718,7 +752,7 @@ impl<S: Finished> BitSlice<'_, S> {
     fn copy_captures(&self, rank: &KingsRanker, b: &mut Bufs<S::Cache>) {
         for (r, &others) in b.kings.iter().enumerate() {
             let first = self.lay.first_copies(others);
-            for rows in &mut b.rows {
+            for (rows, wl) in b.rows.iter().zip(&mut b.wl) {
                 let mut later = rows[r].cap & !first;
                 while later != 0 {
                     let x = later.trailing_zeros();
@@ -726,9 +760,9 @@ impl<S: Finished> BitSlice<'_, S> {
                     // The lowest king of the innermost colour becomes the innermost.
                     let (wk, bk) = self.lay.kings(others, x);
                     let (o, (wo, bo)) = self.lay.split((wk, bk));
-                    let at = rows[rank.rank(wo, bo) as usize];
-                    rows[r].win |= (at.win >> o & 1) << x;
-                    rows[r].loss |= (at.loss >> o & 1) << x;
+                    let at = wl[rank.rank(wo, bo) as usize];
+                    let (win, loss) = (at.win() >> o & 1, at.loss() >> o & 1);
+                    wl[r].0 |= u64::from(win) << x | u64::from(loss) << (32 + x);
                 }
             }
         }
@@ -743,8 +777,16 @@ impl<S: Finished> BitSlice<'_, S> {
     /// moves) or [`BitSlice::capture_slots`] on the board after a crowning.
     fn threat_slots(&self, men: (u64, u64), r: usize, side: Color, b: &Bufs<S::Cache>) -> u32 {
         let v = b.valid[r];
-        let (s, o) = (side.index(), side.opponent().index());
-        let cand = v & !b.rows[s][r].cap & b.rows[o][r].cap;
+        // The capture slots of row `t` for the side to move and for the other.
+        let caps = |t: usize| {
+            let c = b.caps[t];
+            match side {
+                Color::White => (c as u32, (c >> 32) as u32),
+                Color::Black => ((c >> 32) as u32, c as u32),
+            }
+        };
+        let (mine, theirs) = caps(r);
+        let cand = v & !mine & theirs;
         if cand == 0 {
             return 0;
         }
@@ -753,7 +795,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let g = self.rules.geometry();
         let (mut any, mut bad) = (0u32, 0u32);
         if side == self.lay.inner {
-            let u = breaks(b.rows[s][r].cap, b.rows[o][r].cap);
+            let u = breaks(mine, theirs);
             for d in Dir::ALL {
                 any |= from_of(g, v, d);
                 bad |= from_of(g, u, d);
@@ -761,9 +803,9 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         let (lo, hi) = Self::range(&b.starts, r, side);
         for m in &b.moves[lo..hi] {
-            let t = m.row as usize;
+            let (mine, theirs) = caps(m.row as usize);
             any |= !m.to;
-            bad |= breaks(b.rows[s][t].cap, b.rows[o][t].cap) & !m.to;
+            bad |= breaks(mine, theirs) & !m.to;
         }
         let (wo, bo) = b.kings[r];
         for e in b.exits.iter().filter(|e| e.side == side) {
@@ -1212,14 +1254,16 @@ impl<S: Finished> BitSlice<'_, S> {
         loop {
             let mut changed = false;
             for side in [Color::White, Color::Black] {
-                let (me, them) = split_sides(&mut b.rows, side);
+                let me = &b.rows[side.index()];
+                let (my_wl, them) = split_sides(&mut b.wl, side);
                 let (my_dirty, their_dirty) = split_sides(&mut b.dirty, side);
                 for r in 0..me.len() {
                     if !std::mem::take(&mut my_dirty[r]) {
                         continue;
                     }
                     let row = me[r];
-                    let open = row.open & !(row.win | row.loss);
+                    let mine = my_wl[r];
+                    let open = row.open & !(mine.win() | mine.loss());
                     if open == 0 {
                         continue;
                     }
@@ -1229,15 +1273,15 @@ impl<S: Finished> BitSlice<'_, S> {
                     if side == inner {
                         let t = them[r];
                         for d in Dir::ALL {
-                            wins |= from_of(g, t.loss, d);
-                            all_won &= !from_of(g, v, d) | from_of(g, t.win, d);
+                            wins |= from_of(g, t.loss(), d);
+                            all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
                         }
                     }
                     let (lo, hi) = Self::range(&b.starts, r, side);
                     for m in &b.moves[lo..hi] {
                         let t = them[m.row as usize];
-                        wins |= t.loss;
-                        all_won &= t.win | m.to;
+                        wins |= t.loss();
+                        all_won &= t.win() | m.to;
                     }
                     let won = open & wins;
                     let lost = open & !wins & all_won;
@@ -1245,8 +1289,7 @@ impl<S: Finished> BitSlice<'_, S> {
                         continue;
                     }
                     changed = true;
-                    me[r].win |= won;
-                    me[r].loss |= lost;
+                    my_wl[r] = WinLoss::new(mine.win() | won, mine.loss() | lost);
                     // Who reads this row: the other side's rows that move into it.
                     if side.opponent() == inner {
                         their_dirty[r] = true;
@@ -1278,12 +1321,10 @@ impl<S: Finished> BitSlice<'_, S> {
         let slot = self.slot_of[grp as usize] as usize;
         for side in 0..2 {
             let base = (slot * 2 + side) * rows;
-            for (r, row) in b.rows[side].iter().enumerate() {
-                let p = u64::from(row.win) | u64::from(row.loss) << 32;
-                self.planes[base + r].store(p, Relaxed);
+            for (r, wl) in b.wl[side].iter().enumerate() {
+                self.planes[base + r].store(wl.0, Relaxed);
                 if self.threats && side == 0 {
-                    let c = u64::from(row.cap) | u64::from(b.rows[1][r].cap) << 32;
-                    self.caps[slot * rows + r].store(c, Relaxed);
+                    self.caps[slot * rows + r].store(b.caps[r], Relaxed);
                 }
             }
         }
@@ -1306,9 +1347,11 @@ impl<S: Finished> BitSlice<'_, S> {
                 let start = base + ranker.rank(wk, bk);
                 let len = first.count_ones();
                 for side in 0..2 {
-                    let row = &b.rows[side][r];
-                    let [win, loss, cap, threat] =
-                        gather(first, [row.win, row.loss, row.cap | row.threat, row.threat]);
+                    let (row, wl) = (&b.rows[side][r], b.wl[side][r]);
+                    let [win, loss, cap, threat] = gather(
+                        first,
+                        [wl.win(), wl.loss(), row.cap | row.threat, row.threat],
+                    );
                     won_lost[side][0] += u64::from(win.count_ones());
                     won_lost[side][1] += u64::from(loss.count_ones());
                     threats[side] += u64::from(threat.count_ones());
@@ -1340,18 +1383,19 @@ impl<S: Finished> BitSlice<'_, S> {
             let at = ranker.with_one_more(wo, bo, Color::White);
             for side in 0..2 {
                 let row = &b.rows[side][r];
+                let (win, loss) = (b.wl[side][r].win(), b.wl[side][r].loss());
                 let dc = (row.cap | row.threat) & first;
-                won_lost[side][0] += u64::from((row.win & first).count_ones());
-                won_lost[side][1] += u64::from((row.loss & first).count_ones());
+                won_lost[side][0] += u64::from((win & first).count_ones());
+                won_lost[side][1] += u64::from((loss & first).count_ones());
                 threats[side] += u64::from((row.threat & first).count_ones());
                 let (codes, dcs) = (&mut b.codes[side], &mut b.dcs[side]);
-                let mut m = first & (row.win | row.loss | dc);
+                let mut m = first & (win | loss | dc);
                 while m != 0 {
                     let x = m.trailing_zeros();
                     m &= m - 1;
                     let j = at.rank(x) as usize;
-                    let code = (u64::from(row.win >> x & 1) * u64::from(WldCode::Win.bits()))
-                        | (u64::from(row.loss >> x & 1) * u64::from(WldCode::Loss.bits()));
+                    let code = (u64::from(win >> x & 1) * u64::from(WldCode::Win.bits()))
+                        | (u64::from(loss >> x & 1) * u64::from(WldCode::Loss.bits()));
                     codes[j / 32] |= code << (2 * (j % 32));
                     dcs[j / 64] |= u64::from(dc >> x & 1) << (j % 64);
                 }
