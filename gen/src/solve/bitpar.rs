@@ -194,7 +194,8 @@ struct Bufs<C> {
     /// (low 32 bits) and Black (high 32), what [`BitSlice::threat_slots`] reads of the rows
     /// a king move leads to.
     caps: Vec<u64>,
-    dirty: [Vec<bool>; 2],
+    /// Per side, a bit a row: the rows to re-evaluate ([`BitSlice::iterate`]).
+    dirty: [Vec<u64>; 2],
     exits: Vec<ManExit>,
     after: Vec<Position>,
     legal: Vec<Move>,
@@ -254,10 +255,10 @@ pub fn bitpar_memory(
     let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 24),
-    // both sides' capture slots (8) and dirty flags (2), and up to four moves (8 bytes each)
-    // of each other king.
+    // both sides' capture slots (8) and dirty bits, and up to four moves (8 bytes each) of
+    // each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
-    let per_row = 16 + 4 + 8 + 48 + 8 + 2 + 32 * others;
+    let per_row = 16 + 4 + 8 + 48 + 8 + 32 * others;
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     (
@@ -464,7 +465,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 let (row, wl) = self.start_row(&dec, r, side, b)?;
                 b.rows[side.index()][r] = row;
                 b.wl[side.index()][r] = wl;
-                b.dirty[side.index()][r] = row.open != 0;
+                b.dirty[side.index()][r / 64] |= u64::from(row.open != 0) << (r % 64);
             }
         }
         if self.threats {
@@ -531,7 +532,7 @@ impl<S: Finished> BitSlice<'_, S> {
             b.wl[side].clear();
             b.wl[side].resize(rows, WinLoss::default());
             b.dirty[side].clear();
-            b.dirty[side].resize(rows, false);
+            b.dirty[side].resize(rows.div_ceil(64), 0);
         }
     }
 
@@ -1257,46 +1258,49 @@ impl<S: Finished> BitSlice<'_, S> {
                 let me = &b.rows[side.index()];
                 let (my_wl, them) = split_sides(&mut b.wl, side);
                 let (my_dirty, their_dirty) = split_sides(&mut b.dirty, side);
-                for r in 0..me.len() {
-                    if !std::mem::take(&mut my_dirty[r]) {
-                        continue;
-                    }
-                    let row = me[r];
-                    let mine = my_wl[r];
-                    let open = row.open & !(mine.win() | mine.loss());
-                    if open == 0 {
-                        continue;
-                    }
-                    let v = b.valid[r];
-                    let mut wins = 0u32;
-                    let mut all_won = !row.nonloss;
-                    if side == inner {
-                        let t = them[r];
-                        for d in Dir::ALL {
-                            wins |= from_of(g, t.loss(), d);
-                            all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
+                for (w, flags) in my_dirty.iter_mut().enumerate() {
+                    let mut dirty = std::mem::take(flags);
+                    while dirty != 0 {
+                        let r = 64 * w + dirty.trailing_zeros() as usize;
+                        dirty &= dirty - 1;
+                        let row = me[r];
+                        let mine = my_wl[r];
+                        let open = row.open & !(mine.win() | mine.loss());
+                        if open == 0 {
+                            continue;
                         }
-                    }
-                    let (lo, hi) = Self::range(&b.starts, r, side);
-                    for m in &b.moves[lo..hi] {
-                        let t = them[m.row as usize];
-                        wins |= t.loss();
-                        all_won &= t.win() | m.to;
-                    }
-                    let won = open & wins;
-                    let lost = open & !wins & all_won;
-                    if won | lost == 0 {
-                        continue;
-                    }
-                    changed = true;
-                    my_wl[r] = WinLoss::new(mine.win() | won, mine.loss() | lost);
-                    // Who reads this row: the other side's rows that move into it.
-                    if side.opponent() == inner {
-                        their_dirty[r] = true;
-                    }
-                    let (lo, hi) = Self::range(&b.starts, r, side.opponent());
-                    for m in &b.moves[lo..hi] {
-                        their_dirty[m.row as usize] = true;
+                        let v = b.valid[r];
+                        let mut wins = 0u32;
+                        let mut all_won = !row.nonloss;
+                        if side == inner {
+                            let t = them[r];
+                            for d in Dir::ALL {
+                                wins |= from_of(g, t.loss(), d);
+                                all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
+                            }
+                        }
+                        let (lo, hi) = Self::range(&b.starts, r, side);
+                        for m in &b.moves[lo..hi] {
+                            let t = them[m.row as usize];
+                            wins |= t.loss();
+                            all_won &= t.win() | m.to;
+                        }
+                        let won = open & wins;
+                        let lost = open & !wins & all_won;
+                        if won | lost == 0 {
+                            continue;
+                        }
+                        changed = true;
+                        my_wl[r] = WinLoss::new(mine.win() | won, mine.loss() | lost);
+                        // Who reads this row: the other side's rows that move into it.
+                        if side.opponent() == inner {
+                            their_dirty[r / 64] |= 1 << (r % 64);
+                        }
+                        let (lo, hi) = Self::range(&b.starts, r, side.opponent());
+                        for m in &b.moves[lo..hi] {
+                            let t = m.row as usize;
+                            their_dirty[t / 64] |= 1 << (t % 64);
+                        }
                     }
                 }
             }
