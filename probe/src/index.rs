@@ -82,16 +82,18 @@ fn unrank_positions(mut r: u64, k: u32, n: u32, out: &mut [u8; 16]) {
     let mut hi = n;
     let mut i = k;
     while i > 1 {
-        let (mut lo, mut top) = (i - 1, hi - 1);
-        while lo < top {
-            let mid = (lo + top).div_ceil(2);
-            if binom(mid, i) <= r {
-                lo = mid;
-            } else {
-                top = mid - 1;
-            }
+        // The largest c in i-1..hi with C(c, i) <= r (C(i-1, i) = 0): a binary search whose
+        // steps depend on the range's length only, the comparison a conditional move, since
+        // its outcomes are as good as random (a branch a step mispredicted half the time).
+        let col = |c: u32| BINOM[c as usize][i as usize];
+        let (mut lo, mut len) = (i - 1, hi - (i - 1));
+        while len > 1 {
+            let half = len / 2;
+            let mid = lo + half;
+            lo = if col(mid) <= r { mid } else { lo };
+            len -= half;
         }
-        r -= binom(lo, i);
+        r -= col(lo);
         out[(i - 1) as usize] = lo as u8;
         hi = lo;
         i -= 1;
@@ -262,32 +264,33 @@ impl KingsRanker {
     /// The placement numbers of kings `(wk, bk)` with one king more of `color` on a square
     /// that varies (what [`KingsRanker::rank`] gives for each), from tables built once:
     /// ranking a row of positions that differ by that king costs a few bit counts a square.
+    #[inline]
     pub fn with_one_more(&self, wk: u64, bk: u64, color: Color) -> KingRow {
         let below = |sq: u64| (sq & sq.wrapping_neg()) - 1;
         // For the varying colour's kings `own` among `free`: with k of them below the new
-        // king, the rank is `pre[k] + binom(p, k + 1) + post[k]` (p: the free squares below
-        // it), the ones above counting one place higher.
-        let tables = |own: u64, free: u64| {
-            let (mut pre, mut post) = ([0u64; 17], [0u64; 17]);
+        // king, the rank is `base[k] + binom(p, k + 1)` (p: the free squares below it), where
+        // `base[k]` sums the k below it as they are and the ones above one place higher.
+        let tables = |own: u64, free: u64, constant: u64| {
+            let mut base = [0u64; 17];
             let mut b = own;
             let mut sq = [0u32; 16];
             let mut n = 0;
+            let mut above = constant;
             while b != 0 {
                 sq[n] = (free & below(b)).count_ones();
+                above += binom(sq[n], n as u32 + 2);
                 b &= b - 1;
                 n += 1;
             }
+            base[0] = above;
             for j in 0..n {
-                pre[j + 1] = pre[j] + binom(sq[j], j as u32 + 1);
+                base[j + 1] = base[j] + binom(sq[j], j as u32 + 1) - binom(sq[j], j as u32 + 2);
             }
-            for j in (0..n).rev() {
-                post[j] = post[j + 1] + binom(sq[j], j as u32 + 2);
-            }
-            (pre, post)
+            base
         };
         match color {
             Color::White => {
-                let (pre, post) = tables(wk, self.empty_bb);
+                let base = tables(wk, self.empty_bb, 0);
                 // Black's kings among the squares left: one fewer below each above the new
                 // king. With k' of them below it: `black[k']`.
                 let mut black = [0u64; 17];
@@ -309,23 +312,20 @@ impl KingsRanker {
                     own: wk,
                     other: bk,
                     scale: self.bk_n,
-                    constant: 0,
-                    pre,
-                    post,
+                    base,
                     black,
                 }
             }
             Color::Black => {
                 let free = self.empty_bb & !wk;
-                let (pre, post) = tables(bk, free);
+                // White's kings fixed: their part of the number is a constant.
+                let base = tables(bk, free, rank_in(wk, self.empty_bb) * self.bk_n);
                 KingRow {
                     free,
                     own: bk,
                     other: 0,
                     scale: 1,
-                    constant: rank_in(wk, self.empty_bb) * self.bk_n,
-                    pre,
-                    post,
+                    base,
                     black: [0; 17],
                 }
             }
@@ -343,9 +343,9 @@ pub struct KingRow {
     /// Black's kings where the varying king is White (their rank depends on it), else 0.
     other: u64,
     scale: u64,
-    constant: u64,
-    pre: [u64; 17],
-    post: [u64; 17],
+    /// The varying king's number less its own term, by how many of its colour's other
+    /// kings stand below it (see [`KingsRanker::with_one_more`]).
+    base: [u64; 17],
     black: [u64; 17],
 }
 
@@ -356,9 +356,9 @@ impl KingRow {
         let below = (1u64 << x) - 1;
         let k = (self.own & below).count_ones() as usize;
         let p = (self.free & below).count_ones();
-        let r = self.pre[k] + binom(p, k as u32 + 1) + self.post[k];
+        let r = self.base[k] + binom(p, k as u32 + 1);
         let b = (self.other & below).count_ones() as usize;
-        self.constant + r * self.scale + self.black[b]
+        r * self.scale + self.black[b]
     }
 }
 
