@@ -8,7 +8,7 @@ use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::Color;
 use dtb_probe::internal::tablebase::{ProbeError, Tablebase};
-use dtb_probe::internal::value::{Code, LOST};
+use dtb_probe::internal::value::{Code, Wld, LOST};
 
 /// The finished slices a solver reads.
 pub trait Finished: Sync {
@@ -48,6 +48,35 @@ pub trait Finished: Sync {
             f(x, self.value(&pos.with_king(color, x), cache)?);
         }
         Ok(())
+    }
+
+    /// The squares of `squares` where [`Finished::values_with_king`] gives a loss for the
+    /// side to move, and those where it gives a draw: what the bit-parallel solver reads of
+    /// a row of look-ups, which a source may find without a call a square
+    /// ([`crate::store::Store`]).
+    ///
+    /// # Errors
+    /// As [`Finished::values_with_king`].
+    fn losses_draws_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Self::Cache,
+    ) -> Result<(u64, u64), Self::Error> {
+        let (mut lost, mut drawn) = (0u64, 0u64);
+        self.values_with_king(
+            pos,
+            color,
+            squares,
+            cache,
+            &mut |x, code| match code.wld() {
+                Wld::Loss => lost |= 1 << x,
+                Wld::Draw => drawn |= 1 << x,
+                Wld::Win => {}
+            },
+        )?;
+        Ok((lost, drawn))
     }
 }
 

@@ -26,7 +26,7 @@ use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 use dtb_probe::internal::tablebase::ProbeError;
 use dtb_probe::internal::value::{
-    is_threat_dont_care, normalize, threat_moves_all_safe, Best, Code, ValueSource, LOST,
+    is_threat_dont_care, normalize, threat_moves_all_safe, Best, Code, ValueSource, Wld, LOST,
 };
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
@@ -855,10 +855,7 @@ impl Finished for Store {
         Store::value(self, pos, cache)
     }
 
-    /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
-    /// then each square's kings ranked and read; where the slice leaves positions "don't
-    /// care" (a slice read from its file), each square's value from what earlier look-ups
-    /// found, or through [`Store::value`] (its search) where none has.
+    /// [`Finished::values_with_king`]: [`Store::each_with_king`].
     fn values_with_king(
         &self,
         pos: &Position,
@@ -866,6 +863,43 @@ impl Finished for Store {
         squares: u64,
         cache: &mut Lookups,
         f: &mut dyn FnMut(u32, Code),
+    ) -> Result<(), Missing> {
+        self.each_with_king(pos, color, squares, cache, f)
+    }
+
+    /// [`Finished::losses_draws_with_king`]: [`Store::each_with_king`] with the masks built
+    /// inline (no call a square).
+    fn losses_draws_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Lookups,
+    ) -> Result<(u64, u64), Missing> {
+        let (mut lost, mut drawn) = (0u64, 0u64);
+        self.each_with_king(pos, color, squares, cache, |x, code| match code.wld() {
+            Wld::Loss => lost |= 1 << x,
+            Wld::Draw => drawn |= 1 << x,
+            Wld::Win => {}
+        })?;
+        Ok((lost, drawn))
+    }
+}
+
+impl Store {
+    /// The value codes of `pos` plus a king of `color` on each square of `squares`, as
+    /// `f(square, code)` in ascending order: the men placement looked up once for the whole
+    /// row, then each square's kings ranked and read; where the slice leaves positions "don't
+    /// care" (a slice read from its file), each square's value from what earlier look-ups
+    /// found, or through [`Store::value`] (its search) where none has.
+    #[inline]
+    fn each_with_king(
+        &self,
+        pos: &Position,
+        color: Color,
+        squares: u64,
+        cache: &mut Lookups,
+        mut f: impl FnMut(u32, Code),
     ) -> Result<(), Missing> {
         if squares == 0 {
             return Ok(());
@@ -921,6 +955,20 @@ impl Finished for Store {
                     x,
                     self.dont_care_code(&at_x, (at, side, i), e.dont_care, e.nominal, cache)?,
                 );
+            }
+            return Ok(());
+        }
+        if let Codes::Wld(words) = codes {
+            // Packed outcomes in memory (what a build holds): read in place.
+            for _ in 0..squares.count_ones() {
+                let x = next().0;
+                let sq = if e.flip { last - x } else { x };
+                let i = e.base + row.rank(sq);
+                if i >= size {
+                    return Err(missing());
+                }
+                let word = words.get((i / 32) as usize).ok_or_else(missing)?;
+                f(x, code_of_bits(word >> (2 * (i % 32))).code());
             }
             return Ok(());
         }
@@ -1241,6 +1289,87 @@ mod tests {
         }
         assert_eq!(squares_read[0], squares_read[1]);
         assert!(squares_read[0] > 1_000_000, "{squares_read:?} squares read");
+    }
+
+    /// The masks of a row of look-ups (`losses_draws_with_king`, what the bit-parallel
+    /// solver reads) are each square's value, from slices solved in memory (packed words
+    /// read in place) and from the same slices read from their files: English 2-4, every
+    /// fifth position with a king, each of its colours' lowest king as the row's, both sides
+    /// to move (so colour-swapped look-ups too).
+    #[test]
+    fn row_masks_are_each_squares_value() {
+        let rules = Rules::ENGLISH;
+        let g = rules.geometry();
+        let (_dir, plan) = built(4, |p| {
+            p.values = Values::WLD;
+            p.threats = true;
+        });
+        let mut solved = Store::new(rules);
+        let mut packed = Store::new(rules);
+        let mut loaded = Store::new(rules);
+        for &m in &plan.slices {
+            let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
+            let (m, sides) = s.into_stored();
+            packed.insert_codes(m, sides.clone().map(|v| v.map(|v| Codes::wld_of_codes(&v))));
+            solved.insert((m, sides));
+            loaded
+                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
+                .expect("load");
+        }
+        let (mut look, mut file_look, mut truth) =
+            (Lookups::default(), Lookups::default(), Lookups::default());
+        let (mut lost_seen, mut drawn_seen) = (0u32, 0u32);
+        for &m in &plan.slices {
+            let ix = SliceIndex::new(m, g);
+            for side in [Color::White, Color::Black] {
+                for i in (0..ix.size()).step_by(5) {
+                    let pos = ix.unindex(i, side);
+                    for color in [Color::White, Color::Black] {
+                        let kings = pos.pieces(color) & pos.kings();
+                        if kings == 0 {
+                            continue;
+                        }
+                        let bit = kings & kings.wrapping_neg();
+                        let row = Position::new(
+                            &rules,
+                            pos.white() & !bit,
+                            pos.black() & !bit,
+                            pos.kings() & !bit,
+                            side,
+                        )
+                        .expect("row");
+                        let squares = g.all & !row.occupied();
+                        let (mut lost, mut drawn) = (0u64, 0u64);
+                        let mut each = squares;
+                        while each != 0 {
+                            let x = each.trailing_zeros();
+                            each &= each - 1;
+                            let at = row.with_king(color, x);
+                            match solved.value(&at, &mut truth).expect("value").wld() {
+                                Wld::Loss => lost |= 1 << x,
+                                Wld::Draw => drawn |= 1 << x,
+                                Wld::Win => {}
+                            }
+                        }
+                        let want = (lost, drawn);
+                        let got = packed
+                            .losses_draws_with_king(&row, color, squares, &mut look)
+                            .expect("row in memory");
+                        assert_eq!(got, want, "in memory: {m} {side:?} {i} {color:?}");
+                        let got = loaded
+                            .losses_draws_with_king(&row, color, squares, &mut file_look)
+                            .expect("row from files");
+                        assert_eq!(got, want, "from files: {m} {side:?} {i} {color:?}");
+                        lost_seen += lost.count_ones();
+                        drawn_seen += drawn.count_ones();
+                    }
+                }
+            }
+        }
+        assert!(
+            lost_seen > 10_000 && drawn_seen > 10_000,
+            "{lost_seen} {drawn_seen}"
+        );
     }
 
     /// A WLD file whose blocks are not whole words (1,000 positions: dtb's writers never

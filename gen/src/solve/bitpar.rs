@@ -712,22 +712,17 @@ impl<S: Finished> BitSlice<'_, S> {
                     let succ = dec
                         .with_kings(others.0, others.1, side)
                         .after_quiet_move(g, e.from, e.to);
-                    let (mut won, mut drawn) = (0u32, 0u32);
-                    self.src
-                        .values_with_king(
+                    let (won, drawn) = self
+                        .src
+                        .losses_draws_with_king(
                             &succ,
                             self.lay.inner,
                             u64::from(avail),
                             &mut b.look,
-                            &mut |x, code| match code.wld() {
-                                Wld::Loss => won |= 1 << x,
-                                Wld::Draw => drawn |= 1 << x,
-                                Wld::Win => {}
-                            },
                         )
                         .map_err(SolveError::Lookup)?;
-                    exit_win |= won;
-                    row.nonloss |= drawn;
+                    exit_win |= won as u32;
+                    row.nonloss |= drawn as u32;
                 }
             }
         }
@@ -967,19 +962,12 @@ impl<S: Finished> BitSlice<'_, S> {
             let land = (succ.pieces(side) & !own) as u32;
             let slots = (row | jumping) & !land;
             some |= slots;
-            self.src
-                .values_with_king(
-                    succ,
-                    inner,
-                    u64::from(slots),
-                    look,
-                    &mut |x, code| match code.wld() {
-                        Wld::Loss => won |= 1 << x,
-                        Wld::Draw => drawn |= 1 << x,
-                        Wld::Win => {}
-                    },
-                )
+            let (lost, draw) = self
+                .src
+                .losses_draws_with_king(succ, inner, u64::from(slots), look)
                 .map_err(SolveError::Lookup)?;
+            won |= lost as u32;
+            drawn |= draw as u32;
         }
         // The jumps of or over the innermost king, where each is a single one.
         let mut single = 0u32;
