@@ -855,7 +855,10 @@ impl Finished for Store {
         Store::value(self, pos, cache)
     }
 
-    /// [`Finished::values_with_king`]: [`Store::each_with_king`].
+    /// [`Finished::values_with_king`]: the men placement looked up once for the whole row,
+    /// then each square's kings ranked and read; where the slice leaves positions "don't
+    /// care" (a slice read from its file), each square's value from what earlier look-ups
+    /// found, or through [`Store::value`] (its search) where none has.
     fn values_with_king(
         &self,
         pos: &Position,
@@ -867,8 +870,8 @@ impl Finished for Store {
         self.each_with_king(pos, color, squares, cache, f)
     }
 
-    /// [`Finished::losses_draws_with_king`]: [`Store::each_with_king`] with the masks built
-    /// inline (no call a square).
+    /// [`Finished::losses_draws_with_king`]: as [`Finished::values_with_king`], with the masks
+    /// built inline (no call a square) and packed outcomes read in place.
     fn losses_draws_with_king(
         &self,
         pos: &Position,
