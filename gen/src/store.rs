@@ -1222,6 +1222,63 @@ mod tests {
         assert!(e.contains("1102") || e.contains("0211"), "{e}");
     }
 
+    /// English 2-4 built into version 3 files (threat positions "don't care"), and held three
+    /// ways: solved in memory (true codes), the same outcomes packed (what a build holds),
+    /// and read back from the files.
+    fn english_four_three_ways() -> (tempfile::TempDir, Plan, [Store; 3]) {
+        let rules = Rules::ENGLISH;
+        let (dir, plan) = built(4, |p| {
+            p.values = Values::WLD;
+            p.threats = true;
+        });
+        let [mut solved, mut packed, mut loaded] = [(); 3].map(|()| Store::new(rules));
+        for &m in &plan.slices {
+            let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
+            let (m, sides) = s.into_stored();
+            packed.insert_codes(m, sides.clone().map(|v| v.map(|v| Codes::wld_of_codes(&v))));
+            solved.insert((m, sides));
+            loaded
+                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
+                .expect("load");
+        }
+        (dir, plan, [solved, packed, loaded])
+    }
+
+    /// Every `step`-th position of `slices` that has a king, both sides to move, once for each
+    /// colour with a king: the position less that colour's lowest king (a row of look-ups),
+    /// as `f(slice, side to move, index, colour, row)`.
+    fn each_row_with_a_king(
+        rules: &Rules,
+        slices: &[Material],
+        step: usize,
+        mut f: impl FnMut(Material, Color, u64, Color, &Position),
+    ) {
+        for &m in slices {
+            let ix = SliceIndex::new(m, rules.geometry());
+            for side in [Color::White, Color::Black] {
+                for i in (0..ix.size()).step_by(step) {
+                    let pos = ix.unindex(i, side);
+                    for color in [Color::White, Color::Black] {
+                        let kings = pos.pieces(color) & pos.kings();
+                        if kings == 0 {
+                            continue;
+                        }
+                        let bit = kings & kings.wrapping_neg();
+                        let row = Position::new(
+                            rules,
+                            pos.white() & !bit,
+                            pos.black() & !bit,
+                            pos.kings() & !bit,
+                            side,
+                        )
+                        .expect("row");
+                        f(m, side, i, color, &row);
+                    }
+                }
+            }
+        }
+    }
+
     /// A row of look-ups (`values_with_king`, what the bit-parallel solver reads a capture's
     /// or a crowning's successors with) in slices read from version 3 files, whose capture
     /// and threat positions hold "don't care", gives each square's true value, whether the
@@ -1232,63 +1289,24 @@ mod tests {
     fn a_row_of_look_ups_in_slices_read_from_files_gives_the_true_values() {
         let rules = Rules::ENGLISH;
         let g = rules.geometry();
-        let (_dir, plan) = built(4, |p| {
-            p.values = Values::WLD;
-            p.threats = true;
-        });
-        let mut solved = Store::new(rules);
-        let mut loaded = Store::new(rules);
-        for &m in &plan.slices {
-            let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
-            solved.insert(s.into_stored());
-            loaded
-                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
-                .expect("load");
-        }
+        let (_dir, plan, [solved, _, loaded]) = english_four_three_ways();
         let (mut look, mut truth) = (Lookups::default(), Lookups::default());
         let mut squares_read = [0u64; 2];
         for (pass, read) in squares_read.iter_mut().enumerate() {
-            for &m in &plan.slices {
-                let ix = SliceIndex::new(m, g);
-                for side in [Color::White, Color::Black] {
-                    for i in (0..ix.size()).step_by(7) {
-                        let pos = ix.unindex(i, side);
-                        for color in [Color::White, Color::Black] {
-                            let kings = pos.pieces(color) & pos.kings();
-                            if kings == 0 {
-                                continue;
-                            }
-                            let bit = kings & kings.wrapping_neg();
-                            let row = Position::new(
-                                &rules,
-                                pos.white() & !bit,
-                                pos.black() & !bit,
-                                pos.kings() & !bit,
-                                side,
-                            )
-                            .expect("row");
-                            let squares = g.all & !row.occupied();
-                            let mut got = Vec::new();
-                            loaded
-                                .values_with_king(&row, color, squares, &mut look, &mut |x, c| {
-                                    got.push((x, c))
-                                })
-                                .expect("row look-up");
-                            assert_eq!(got.len() as u32, squares.count_ones(), "{m} {i}");
-                            for (x, code) in got {
-                                let at = row.with_king(color, x);
-                                let want = solved.value(&at, &mut truth).expect("true value");
-                                assert_eq!(
-                                    code.wld(),
-                                    want.wld(),
-                                    "pass {pass}: {m} {side:?} {i} {x}"
-                                );
-                                *read += 1;
-                            }
-                        }
-                    }
+            each_row_with_a_king(&rules, &plan.slices, 7, |m, side, i, color, row| {
+                let squares = g.all & !row.occupied();
+                let mut got = Vec::new();
+                loaded
+                    .values_with_king(row, color, squares, &mut look, &mut |x, c| got.push((x, c)))
+                    .expect("row look-up");
+                assert_eq!(got.len() as u32, squares.count_ones(), "{m} {i}");
+                for (x, code) in got {
+                    let at = row.with_king(color, x);
+                    let want = solved.value(&at, &mut truth).expect("true value");
+                    assert_eq!(code.wld(), want.wld(), "pass {pass}: {m} {side:?} {i} {x}");
+                    *read += 1;
                 }
-            }
+            });
         }
         assert_eq!(squares_read[0], squares_read[1]);
         assert!(squares_read[0] > 1_000_000, "{squares_read:?} squares read");
@@ -1303,72 +1321,36 @@ mod tests {
     fn row_masks_are_each_squares_value() {
         let rules = Rules::ENGLISH;
         let g = rules.geometry();
-        let (_dir, plan) = built(4, |p| {
-            p.values = Values::WLD;
-            p.threats = true;
-        });
-        let mut solved = Store::new(rules);
-        let mut packed = Store::new(rules);
-        let mut loaded = Store::new(rules);
-        for &m in &plan.slices {
-            let s = solve_slice(&rules, &solved, m, &|_| {}).expect("solve");
-            let (m, sides) = s.into_stored();
-            packed.insert_codes(m, sides.clone().map(|v| v.map(|v| Codes::wld_of_codes(&v))));
-            solved.insert((m, sides));
-            loaded
-                .load_wld_file(m, &plan.path(m, ValueKind::Wld))
-                .expect("load");
-        }
+        let (_dir, plan, [solved, packed, loaded]) = english_four_three_ways();
         let (mut look, mut file_look, mut truth) =
             (Lookups::default(), Lookups::default(), Lookups::default());
         let (mut lost_seen, mut drawn_seen) = (0u32, 0u32);
-        for &m in &plan.slices {
-            let ix = SliceIndex::new(m, g);
-            for side in [Color::White, Color::Black] {
-                for i in (0..ix.size()).step_by(5) {
-                    let pos = ix.unindex(i, side);
-                    for color in [Color::White, Color::Black] {
-                        let kings = pos.pieces(color) & pos.kings();
-                        if kings == 0 {
-                            continue;
-                        }
-                        let bit = kings & kings.wrapping_neg();
-                        let row = Position::new(
-                            &rules,
-                            pos.white() & !bit,
-                            pos.black() & !bit,
-                            pos.kings() & !bit,
-                            side,
-                        )
-                        .expect("row");
-                        let squares = g.all & !row.occupied();
-                        let (mut lost, mut drawn) = (0u64, 0u64);
-                        let mut each = squares;
-                        while each != 0 {
-                            let x = each.trailing_zeros();
-                            each &= each - 1;
-                            let at = row.with_king(color, x);
-                            match solved.value(&at, &mut truth).expect("value").wld() {
-                                Wld::Loss => lost |= 1 << x,
-                                Wld::Draw => drawn |= 1 << x,
-                                Wld::Win => {}
-                            }
-                        }
-                        let want = (lost, drawn);
-                        let got = packed
-                            .losses_draws_with_king(&row, color, squares, &mut look)
-                            .expect("row in memory");
-                        assert_eq!(got, want, "in memory: {m} {side:?} {i} {color:?}");
-                        let got = loaded
-                            .losses_draws_with_king(&row, color, squares, &mut file_look)
-                            .expect("row from files");
-                        assert_eq!(got, want, "from files: {m} {side:?} {i} {color:?}");
-                        lost_seen += lost.count_ones();
-                        drawn_seen += drawn.count_ones();
-                    }
+        each_row_with_a_king(&rules, &plan.slices, 5, |m, side, i, color, row| {
+            let squares = g.all & !row.occupied();
+            let (mut lost, mut drawn) = (0u64, 0u64);
+            let mut each = squares;
+            while each != 0 {
+                let x = each.trailing_zeros();
+                each &= each - 1;
+                let at = row.with_king(color, x);
+                match solved.value(&at, &mut truth).expect("value").wld() {
+                    Wld::Loss => lost |= 1 << x,
+                    Wld::Draw => drawn |= 1 << x,
+                    Wld::Win => {}
                 }
             }
-        }
+            let want = (lost, drawn);
+            let got = packed
+                .losses_draws_with_king(row, color, squares, &mut look)
+                .expect("row in memory");
+            assert_eq!(got, want, "in memory: {m} {side:?} {i} {color:?}");
+            let got = loaded
+                .losses_draws_with_king(row, color, squares, &mut file_look)
+                .expect("row from files");
+            assert_eq!(got, want, "from files: {m} {side:?} {i} {color:?}");
+            lost_seen += lost.count_ones();
+            drawn_seen += drawn.count_ones();
+        });
         assert!(
             lost_seen > 10_000 && drawn_seen > 10_000,
             "{lost_seen} {drawn_seen}"
