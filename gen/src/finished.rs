@@ -64,19 +64,22 @@ pub trait Finished: Sync {
         squares: u64,
         cache: &mut Self::Cache,
     ) -> Result<(u64, u64), Self::Error> {
-        let (mut lost, mut drawn) = (0u64, 0u64);
-        self.values_with_king(
-            pos,
-            color,
-            squares,
-            cache,
-            &mut |x, code| match code.wld() {
-                Wld::Loss => lost |= 1 << x,
-                Wld::Draw => drawn |= 1 << x,
-                Wld::Win => {}
-            },
-        )?;
-        Ok((lost, drawn))
+        let mut masks = (0u64, 0u64);
+        self.values_with_king(pos, color, squares, cache, &mut |x, code| {
+            mark_loss_draw(&mut masks, x, code)
+        })?;
+        Ok(masks)
+    }
+}
+
+/// Sets bit `x` of the first mask if `code` is a loss for the side to move, of the second if
+/// a draw ([`Finished::losses_draws_with_king`]).
+#[inline(always)]
+pub(crate) fn mark_loss_draw(masks: &mut (u64, u64), x: u32, code: Code) {
+    match code.wld() {
+        Wld::Loss => masks.0 |= 1 << x,
+        Wld::Draw => masks.1 |= 1 << x,
+        Wld::Win => {}
     }
 }
 

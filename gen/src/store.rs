@@ -26,11 +26,11 @@ use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::table::{BlockCache, TableError, TableFile};
 use dtb_probe::internal::tablebase::ProbeError;
 use dtb_probe::internal::value::{
-    is_threat_dont_care, normalize, threat_moves_all_safe, Best, Code, ValueSource, Wld, LOST,
+    is_threat_dont_care, normalize, threat_moves_all_safe, Best, Code, ValueSource, LOST,
 };
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
-use crate::finished::{Finished, TableSource};
+use crate::finished::{mark_loss_draw, Finished, TableSource};
 use crate::packed::{code_of_bits, pack_codes, PackedWld};
 use crate::scratch::{Scratch, ScratchKind};
 
@@ -871,7 +871,7 @@ impl Finished for Store {
     }
 
     /// [`Finished::losses_draws_with_king`]: as [`Finished::values_with_king`], with the masks
-    /// built inline (no call a square) and packed outcomes read in place.
+    /// built inline (no call a square).
     fn losses_draws_with_king(
         &self,
         pos: &Position,
@@ -879,13 +879,11 @@ impl Finished for Store {
         squares: u64,
         cache: &mut Lookups,
     ) -> Result<(u64, u64), Missing> {
-        let (mut lost, mut drawn) = (0u64, 0u64);
-        self.each_with_king(pos, color, squares, cache, |x, code| match code.wld() {
-            Wld::Loss => lost |= 1 << x,
-            Wld::Draw => drawn |= 1 << x,
-            Wld::Win => {}
+        let mut masks = (0u64, 0u64);
+        self.each_with_king(pos, color, squares, cache, |x, code| {
+            mark_loss_draw(&mut masks, x, code)
         })?;
-        Ok((lost, drawn))
+        Ok(masks)
     }
 }
 
@@ -958,20 +956,6 @@ impl Store {
                     x,
                     self.dont_care_code(&at_x, (at, side, i), e.dont_care, e.nominal, cache)?,
                 );
-            }
-            return Ok(());
-        }
-        if let Codes::Wld(words) = codes {
-            // Packed outcomes in memory (what a build holds): read in place.
-            for _ in 0..squares.count_ones() {
-                let x = next().0;
-                let sq = if e.flip { last - x } else { x };
-                let i = e.base + row.rank(sq);
-                if i >= size {
-                    return Err(missing());
-                }
-                let word = words.get((i / 32) as usize).ok_or_else(missing)?;
-                f(x, code_of_bits(word >> (2 * (i % 32))).code());
             }
             return Ok(());
         }
@@ -1048,6 +1032,7 @@ mod tests {
     use crate::build::{self, Plan, Quiet};
     use crate::solve::solve_slice;
     use crate::values::Values;
+    use dtb_probe::internal::value::Wld;
 
     /// English 2-`pieces` built into a new temporary directory, with the plan as `set`
     /// leaves it.

@@ -465,7 +465,9 @@ impl<S: Finished> BitSlice<'_, S> {
                 let (row, wl) = self.start_row(&dec, r, side, b)?;
                 b.rows[side.index()][r] = row;
                 b.wl[side.index()][r] = wl;
-                b.dirty[side.index()][r / 64] |= u64::from(row.open != 0) << (r % 64);
+                if row.open != 0 {
+                    set_bit(&mut b.dirty[side.index()], r);
+                }
             }
         }
         if self.threats {
@@ -1282,12 +1284,11 @@ impl<S: Finished> BitSlice<'_, S> {
                         my_wl[r] = WinLoss::new(mine.win() | won, mine.loss() | lost);
                         // Who reads this row: the other side's rows that move into it.
                         if side.opponent() == inner {
-                            their_dirty[r / 64] |= 1 << (r % 64);
+                            set_bit(their_dirty, r);
                         }
                         let (lo, hi) = Self::range(&b.starts, r, side.opponent());
                         for m in &b.moves[lo..hi] {
-                            let t = m.row as usize;
-                            their_dirty[t / 64] |= 1 << (t % 64);
+                            set_bit(their_dirty, m.row as usize);
                         }
                     }
                 }
@@ -1409,6 +1410,12 @@ impl<S: Finished> BitSlice<'_, S> {
 
 /// The bits of each word at the set bits of `mask`, packed to the low end in order (what
 /// `pext` does; a loop over the mask's runs of set bits, since builds do not assume BMI2).
+/// Sets bit `r` of a bit set kept in words (the rows to re-evaluate).
+#[inline(always)]
+fn set_bit(bits: &mut [u64], r: usize) {
+    bits[r / 64] |= 1 << (r % 64);
+}
+
 #[inline]
 fn gather<const N: usize>(mask: u32, words: [u32; N]) -> [u32; N] {
     let mut out = [0u32; N];
