@@ -355,13 +355,42 @@ fn precedence_key(rules: &Rules, kings: u64, m: &Move) -> (u32, u32, u32, u64) {
     }
 }
 
-/// All captures available to the side to move (after the precedence rule), appended to `out`.
-fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
+/// The pieces of the side to move with a first jump: a piece they may take next to them
+/// (in a direction they capture in) and an empty square beyond, whole sets at once. Flying
+/// kings are all taken (their jumps are found along the diagonal).
+fn first_jumpers(rules: &Rules, pos: &Position) -> u64 {
+    let g = rules.geometry();
     let side = pos.side_to_move();
     let own = pos.pieces(side);
-    let start = out.len();
-    let mut bb = own;
-    let mut gen = Gen {
+    let opp = pos.pieces(side.opponent());
+    let kings = pos.kings();
+    let empty = g.all & !pos.occupied();
+    let by_man = if rules.men_capture_kings {
+        opp
+    } else {
+        opp & !kings
+    };
+    let (men, own_kings) = (own & !kings, own & kings);
+    let mut bb = 0;
+    if men != 0 {
+        for &d in man_capture_dirs(rules, side) {
+            bb |= short_jumpers(g, men, by_man, empty, d);
+        }
+    }
+    if rules.kings == KingRange::Flying {
+        bb |= own_kings;
+    } else if own_kings != 0 {
+        for d in Dir::ALL {
+            bb |= short_jumpers(g, own_kings, opp, empty, d);
+        }
+    }
+    bb
+}
+
+/// A capture generator for the side to move of `pos`, appending to `out`.
+fn generator<'a>(rules: &'a Rules, pos: &Position, out: &'a mut Vec<Move>) -> Gen<'a> {
+    let side = pos.side_to_move();
+    Gen {
         rules,
         g: rules.geometry(),
         side,
@@ -372,14 +401,41 @@ fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
         path: [0; MAX_JUMPS],
         taken: [0; MAX_JUMPS],
         out,
-    };
+    }
+}
+
+impl Gen<'_> {
+    /// Every capture of the piece on `sq` (of the side to move of `pos`).
+    #[inline]
+    fn search_piece(&mut self, pos: &Position, sq: u8) {
+        self.from = sq;
+        self.occupied = pos.occupied() & !(1u64 << sq);
+        let king = pos.kings() & (1u64 << sq) != 0;
+        self.search(sq, king, false, 0, 0);
+    }
+}
+
+/// Every capture of the piece on `from` (a piece of the side to move), before any precedence
+/// rule: under [`Precedence::Free`] exactly the captures among the legal moves that start
+/// there. `out` is cleared first; it stays empty where that piece has none. Each route is
+/// listed (as [`Counting::Paths`] counts them).
+pub fn captures_from(rules: &Rules, pos: &Position, from: u8, out: &mut Vec<Move>) {
+    out.clear();
+    if pos.pieces(pos.side_to_move()) >> from & 1 != 0 {
+        generator(rules, pos, out).search_piece(pos, from);
+    }
+}
+
+/// All captures available to the side to move (after the precedence rule), appended to `out`.
+fn captures(rules: &Rules, pos: &Position, out: &mut Vec<Move>) {
+    let start = out.len();
+    // Only the pieces with a first jump are searched.
+    let mut bb = first_jumpers(rules, pos);
+    let mut gen = generator(rules, pos, out);
     while bb != 0 {
         let sq = bb.trailing_zeros() as u8;
         bb &= bb - 1;
-        gen.from = sq;
-        gen.occupied = pos.occupied() & !(1u64 << sq);
-        let king = pos.kings() & (1u64 << sq) != 0;
-        gen.search(sq, king, false, 0, 0);
+        gen.search_piece(pos, sq);
     }
     if rules.precedence != Precedence::Free && out.len() > start + 1 {
         let kings = pos.kings();
@@ -1195,12 +1251,16 @@ mod tests {
 
     /// On crowded random boards (6 to 40 pieces, every preset, both sides to move), where
     /// captures are long, diagonals blocked and flying kings see far: `has_capture` agrees
-    /// with the move list, and `single_jumps`, where it answers, gives its captures.
+    /// with the move list, `single_jumps`, where it answers, gives its captures, and each
+    /// piece's `captures_from` hold every capture route of the move list (under free
+    /// precedence, nothing else).
     #[test]
     fn quick_tests_agree_on_crowded_random_boards() {
         let mut rng = crate::test_rng::Rng(6);
         let key = |q: &Position| (q.white(), q.black(), q.kings());
         let (mut moves, mut fast) = (Vec::new(), Vec::new());
+        let (mut routes, mut piece) = (Vec::new(), Vec::new());
+        let mut long = 0;
         for rules in Rules::PRESETS {
             let g = rules.geometry();
             let mut checked = 0;
@@ -1244,9 +1304,35 @@ mod tests {
                         fast.sort_by_key(key);
                         assert_eq!(fast, want, "{} {p:?}", rules.name);
                     }
+                    legal_moves(rules, &p, Counting::Paths, &mut moves);
+                    routes.clear();
+                    for sq in 0..g.squares {
+                        captures_from(rules, &p, sq, &mut piece);
+                        assert!(piece.iter().all(|m| m.from == sq && m.is_capture()));
+                        routes.extend_from_slice(&piece);
+                    }
+                    let legal: Vec<Move> =
+                        moves.iter().filter(|m| m.is_capture()).copied().collect();
+                    long += legal.iter().filter(|m| m.jumps > 1).count();
+                    // As the move list counts routes: the same pieces taken in the same order.
+                    let same = |a: &Move, b: &Move| {
+                        (a.from, a.to, a.taken(), a.crowned) == (b.from, b.to, b.taken(), b.crowned)
+                    };
+                    for m in &legal {
+                        assert!(
+                            routes.iter().any(|r| same(r, m)),
+                            "{} {p:?} {m:?}",
+                            rules.name
+                        );
+                    }
+                    if rules.precedence == Precedence::Free {
+                        dedup_by(&mut routes, same);
+                        assert_eq!(routes.len(), legal.len(), "{} {p:?}", rules.name);
+                    }
                 }
             }
         }
+        assert!(long > 1000, "{long} multiple jumps");
     }
 
     /// Call `f(position, slice, index)` for every position of `slices`, both sides to move.
