@@ -35,7 +35,7 @@ use super::*;
 use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
 use dtb_probe::internal::rules::{KingRange, MidCapturePromotion, Precedence};
-use dtb_probe::movegen::Move;
+use dtb_probe::movegen::{captures_from, Move};
 
 /// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
 /// 32-bit word), kings that move one square, compulsory capture (a capture position has no
@@ -662,17 +662,19 @@ impl<S: Finished> BitSlice<'_, S> {
         // The capture positions of which this slot is the first copy (see `copy_captures`):
         // a row at a time where the innermost king takes no part, one by one where it does.
         let mut caps = row.cap & self.lay.first_copies(others);
+        let mut multi = 0u32;
         if caps != 0 {
-            let (won, lost, rest) = self.row_captures(dec, others, side, caps, b)?;
+            let (won, lost, rest, rest_multi) = self.row_captures(dec, others, side, caps, b)?;
             win |= won;
             loss |= lost;
             caps = rest;
+            multi = rest_multi;
         }
         while caps != 0 {
             let x = caps.trailing_zeros();
             caps &= caps - 1;
             let pos = self.position(dec, others, x, side);
-            match self.capture_value(&pos, b)? {
+            match self.capture_value(&pos, multi >> x & 1 != 0, b)? {
                 Wld::Win => win |= 1 << x,
                 Wld::Loss => loss |= 1 << x,
                 Wld::Draw => {}
@@ -866,12 +868,13 @@ impl<S: Finished> BitSlice<'_, S> {
     /// once for all those slots ([`Finished::values_with_king`]). A slot on a single jump's
     /// landing square blocks that capture: the others decide it. Where the innermost king
     /// can jump (its colour to move) or be jumped at once (the other's), those single jumps
-    /// are added slot by slot. Returns the slots won and lost among them, and the rest of
-    /// `caps`, left to resolve one by one: where one of those jumps could go on, where a
-    /// piece landing next to the innermost king could go on over it, where the king stands
-    /// on a multiple jump's route, and every slot of a row whose board has a multiple jump
-    /// under a precedence rule or a precedence rule chooses among single jumps
-    /// ([`single_jumps`]).
+    /// are added slot by slot (where one of them could go on, that piece's whole captures).
+    /// Returns the slots won and lost among them, the rest of `caps`, left to resolve one by
+    /// one (where a piece landing next to the innermost king could go on over it, where the
+    /// king stands on a multiple jump's route, and every slot of a row whose board has a
+    /// multiple jump under a precedence rule or a precedence rule chooses among single
+    /// jumps: [`single_jumps`]), and those of the rest that are likely to have a multiple
+    /// jump (the first two kinds).
     fn row_captures(
         &self,
         dec: &GroupDecoder,
@@ -879,7 +882,7 @@ impl<S: Finished> BitSlice<'_, S> {
         side: Color,
         caps: u32,
         b: &mut Bufs<S::Cache>,
-    ) -> Result<(u32, u32, u32), SolveError<S::Error>> {
+    ) -> Result<(u32, u32, u32, u32), SolveError<S::Error>> {
         let Bufs {
             after, legal, look, ..
         } = b;
@@ -892,7 +895,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let mut multi = None;
         if !single_jumps(rules, &pos, after) {
             if rules.precedence != Precedence::Free {
-                return Ok((0, 0, caps));
+                return Ok((0, 0, caps, 0));
             }
             multi = Some(self.multiple_jumps(&pos, legal, after));
         }
@@ -954,8 +957,9 @@ impl<S: Finished> BitSlice<'_, S> {
         // Where the innermost king captures or is captured at once: the board's captures,
         // and its own jumps or the jumps over it slot by slot (below).
         let jumping = caps & (involved & !then & !cut) as u32;
+        let multi = (then | cut) as u32;
         if row | jumping == 0 {
-            return Ok((0, 0, caps));
+            return Ok((0, 0, caps, caps & multi));
         }
         // Each capture for the slots other than its landing square (where the innermost
         // king stands in its way).
@@ -971,28 +975,25 @@ impl<S: Finished> BitSlice<'_, S> {
             won |= lost as u32;
             drawn |= draw as u32;
         }
-        // The jumps of or over the innermost king, where each is a single one.
-        let mut single = 0u32;
+        // The jumps of or over the innermost king.
         let mut xs = jumping;
         while xs != 0 {
             let x = xs.trailing_zeros();
             xs &= xs - 1;
-            let jumps = if side == inner {
-                self.own_jumps(&pos, x, look)?
+            let (w, d) = if side == inner {
+                self.own_jumps(&pos, x, legal, look)?
             } else {
-                self.jumps_over(&pos, x, look)?
+                self.jumps_over(&pos, x, legal, look)?
             };
-            if let Some((w, d)) = jumps {
-                single |= 1 << x;
-                won |= u32::from(w) << x;
-                drawn |= u32::from(d) << x;
-            }
+            won |= u32::from(w) << x;
+            drawn |= u32::from(d) << x;
         }
         // A slot on the landing square of every capture has a capture of its own (it is a
         // capture slot): resolved one by one.
-        let done = (row & some) | single;
+        let done = (row & some) | jumping;
         let won = won & done;
-        Ok((won, done & !won & !drawn, caps & !done))
+        let rest = caps & !done;
+        Ok((won, done & !won & !drawn, rest, rest & multi))
     }
 
     /// The captures of board `pos` (without the innermost king) where one is a multiple
@@ -1063,14 +1064,16 @@ impl<S: Finished> BitSlice<'_, S> {
     }
 
     /// Whether the innermost king, on slot `x` of board `pos` (without it, its colour to
-    /// move), has a jump to a lost position and one to a drawn one; `None` if one of its
-    /// jumps could go on over another piece (a multiple jump, for the move generator).
+    /// move), has a capture to a lost position and one to a drawn one: its single jumps
+    /// built directly, or where one could go on over another piece, its captures from the
+    /// move generator ([`captures_from`], into `legal`).
     fn own_jumps(
         &self,
         pos: &Position,
         x: u32,
+        legal: &mut Vec<Move>,
         look: &mut S::Cache,
-    ) -> Result<Option<(bool, bool)>, SolveError<S::Error>> {
+    ) -> Result<(bool, bool), SolveError<S::Error>> {
         let g = self.rules.geometry();
         let opp = pos.pieces(pos.side_to_move().opponent());
         let empty = g.all & !pos.occupied();
@@ -1095,11 +1098,16 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
             });
             if again {
-                return Ok(None);
+                // Every capture of the king (its single jumps noted so far among them).
+                captures_from(self.rules, &at, x as u8, legal);
+                for m in legal.iter() {
+                    self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
+                }
+                return Ok((won, drawn));
             }
             self.note_jump(&at.after_jump(g, x as u8, o, l), look, &mut won, &mut drawn)?;
         }
-        Ok(Some((won, drawn)))
+        Ok((won, drawn))
     }
 
     /// Records in `won` / `drawn` whether jump successor `succ` is lost / drawn for the side
@@ -1124,16 +1132,18 @@ impl<S: Finished> BitSlice<'_, S> {
         Ok(())
     }
 
-    /// Whether a jump over the innermost king, on slot `x` of board `pos` (without it, the
-    /// other colour to move), reaches a lost position and whether one reaches a drawn one;
-    /// `None` if one of them could go on (a multiple jump, or a crowning that goes on
-    /// capturing: the move generator's).
+    /// Whether a capture over the innermost king, on slot `x` of board `pos` (without it,
+    /// the other colour to move), reaches a lost position and whether one reaches a drawn
+    /// one: single jumps built directly, or where one could go on (a multiple jump, or a
+    /// crowning that goes on capturing), the captures of that piece over the king from the
+    /// move generator ([`captures_from`], into `legal`).
     fn jumps_over(
         &self,
         pos: &Position,
         x: u32,
+        legal: &mut Vec<Move>,
         look: &mut S::Cache,
-    ) -> Result<Option<(bool, bool)>, SolveError<S::Error>> {
+    ) -> Result<(bool, bool), SolveError<S::Error>> {
         let rules = self.rules;
         let g = rules.geometry();
         let side = pos.side_to_move();
@@ -1159,16 +1169,16 @@ impl<S: Finished> BitSlice<'_, S> {
             if to == NONE || empty >> to & 1 == 0 {
                 continue;
             }
-            let dirs: &[Dir] = if king {
-                &Dir::ALL
+            let (dirs, goes_on): (&[Dir], bool) = if king {
+                (&Dir::ALL, false)
             } else if crown >> to & 1 != 0 {
                 match rules.mid_capture_promotion {
-                    MidCapturePromotion::CrownAndStop => &[],
-                    MidCapturePromotion::ContinueAsMan => man_dirs,
-                    MidCapturePromotion::CrownAndContinue => return Ok(None),
+                    MidCapturePromotion::CrownAndStop => (&[], false),
+                    MidCapturePromotion::ContinueAsMan => (man_dirs, false),
+                    MidCapturePromotion::CrownAndContinue => (&[], true),
                 }
             } else {
-                man_dirs
+                (man_dirs, false)
             };
             let takes = if king || rules.men_capture_kings {
                 opp
@@ -1177,15 +1187,21 @@ impl<S: Finished> BitSlice<'_, S> {
             };
             // Its start square is empty once it has jumped.
             let free = empty | 1u64 << from;
-            let again = dirs.iter().any(|&d2| {
-                let o2 = g.step(to, d2);
-                o2 != NONE && takes >> o2 & 1 != 0 && {
-                    let l2 = g.step(o2, d2);
-                    l2 != NONE && free >> l2 & 1 != 0
-                }
-            });
+            let again = goes_on
+                || dirs.iter().any(|&d2| {
+                    let o2 = g.step(to, d2);
+                    o2 != NONE && takes >> o2 & 1 != 0 && {
+                        let l2 = g.step(o2, d2);
+                        l2 != NONE && free >> l2 & 1 != 0
+                    }
+                });
             if again {
-                return Ok(None);
+                // That piece's captures that take the king.
+                captures_from(rules, &at, from, legal);
+                for m in legal.iter().filter(|m| m.captured >> x & 1 != 0) {
+                    self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
+                }
+                continue;
             }
             self.note_jump(
                 &at.after_jump(g, from, x as u8, to),
@@ -1194,22 +1210,24 @@ impl<S: Finished> BitSlice<'_, S> {
                 &mut drawn,
             )?;
         }
-        Ok(Some((won, drawn)))
+        Ok((won, drawn))
     }
 
     /// The outcome of capture position `pos` from the slices its captures lead to: single
-    /// jumps built directly where they are all there is ([`single_jumps`]), the move
-    /// generator otherwise, as the grouped solver does.
+    /// jumps built directly where they are all there is ([`single_jumps`], not tried where
+    /// the caller knows a multiple jump is `likely`), the move generator otherwise, as the
+    /// grouped solver does.
     fn capture_value(
         &self,
         pos: &Position,
+        likely: bool,
         b: &mut Bufs<S::Cache>,
     ) -> Result<Wld, SolveError<S::Error>> {
         let Bufs {
             after, legal, look, ..
         } = b;
         let lookup = SolveError::Lookup;
-        if single_jumps(self.rules, pos, after) {
+        if !likely && single_jumps(self.rules, pos, after) {
             assert!(
                 !after.is_empty(),
                 "capture slots disagree with single_jumps"
