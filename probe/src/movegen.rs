@@ -417,11 +417,14 @@ impl Gen<'_> {
 
 /// Every capture of the piece on `from` (a piece of the side to move), before any precedence
 /// rule: under [`Precedence::Free`] exactly the captures among the legal moves that start
-/// there. `out` is cleared first; it stays empty where that piece has none. Each route is
-/// listed (as [`Counting::Paths`] counts them).
+/// there. `out` is cleared first; it stays empty where that piece has none, and where
+/// `from` holds no piece of the side to move (an empty square, the other side's, or a
+/// number past the board's squares). Each route is listed (as [`Counting::Paths`] counts
+/// them).
 pub fn captures_from(rules: &Rules, pos: &Position, from: u8, out: &mut Vec<Move>) {
     out.clear();
-    if pos.pieces(pos.side_to_move()) >> from & 1 != 0 {
+    let own = pos.pieces(pos.side_to_move());
+    if own.checked_shr(u32::from(from)).is_some_and(|b| b & 1 != 0) {
         generator(rules, pos, out).search_piece(pos, from);
     }
 }
@@ -1440,6 +1443,15 @@ mod tests {
         let mut names: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
         names.sort();
         assert_eq!(names, vec!["26x19", "27x18x9"]);
+        // One piece's captures (internal squares, 0-based): 27's; none from 22 (empty),
+        // from Black's 23, or from a square number past the board.
+        captures_from(&e, &p, 26, &mut v);
+        let names: Vec<String> = v.iter().map(|m| m.to_pdn(true)).collect();
+        assert_eq!(names, vec!["27x18x9"]);
+        for from in [21, 22, 32, 64, 255] {
+            captures_from(&e, &p, from, &mut v);
+            assert!(v.is_empty(), "{from}");
+        }
     }
 
     /// Italian and Spanish moves are read and written in their own numbering; the internal
