@@ -570,21 +570,8 @@ pub fn single_jumps(rules: &Rules, pos: &Position, out: &mut Vec<Position>) -> b
         opp & !kings
     };
     let man_dirs = man_capture_dirs(rules, side);
-    // Only the pieces that can take something are looked at (`short_jumpers`).
-    let empty = g.all & !occ;
-    let takers = |from: u64, takes: u64, d: Dir| short_jumpers(g, from, takes, empty, d);
-    let (men, own_kings) = (own & !kings, own & kings);
-    let mut bb = 0;
-    if men != 0 {
-        for &d in man_dirs {
-            bb |= takers(men, by_man, d);
-        }
-    }
-    if own_kings != 0 {
-        for d in Dir::ALL {
-            bb |= takers(own_kings, opp, d);
-        }
-    }
+    // Only the pieces that can take something are looked at (no flying king here).
+    let mut bb = first_jumpers(rules, pos);
     while bb != 0 {
         let sq = bb.trailing_zeros() as u8;
         bb &= bb - 1;
