@@ -1615,18 +1615,26 @@ mod tests {
     }
 
     /// Rule fields that make multiple jumps common on few pieces (men capturing backward),
-    /// with each way a man may be crowned mid-capture and captured pieces removed at once:
-    /// the capture rows whose board holds a multiple jump (`multiple_jumps`).
+    /// with each way a man may be crowned mid-capture and captured pieces removed at once,
+    /// and a man crowned mid-capture going on backwards as a king where men capture forwards
+    /// only: the capture rows whose board holds a multiple jump (`multiple_jumps`).
     #[test]
     fn multiple_jump_rules_agree_with_the_grouped_solver() {
         use dtb_probe::internal::rules::Removal;
-        for (promotion, removal) in [
-            (MidCapturePromotion::CrownAndStop, Removal::AtEnd),
-            (MidCapturePromotion::CrownAndContinue, Removal::Immediate),
-            (MidCapturePromotion::ContinueAsMan, Removal::AtEnd),
+        for (promotion, removal, backward) in [
+            (MidCapturePromotion::CrownAndStop, Removal::AtEnd, true),
+            (
+                MidCapturePromotion::CrownAndContinue,
+                Removal::Immediate,
+                true,
+            ),
+            (MidCapturePromotion::ContinueAsMan, Removal::AtEnd, true),
+            // A man that crowns on a jump goes on as a king, backwards too, where men
+            // capture forwards only.
+            (MidCapturePromotion::CrownAndContinue, Removal::AtEnd, false),
         ] {
             let rules = Rules {
-                men_capture_backward: true,
+                men_capture_backward: backward,
                 mid_capture_promotion: promotion,
                 removal,
                 ..Rules::ENGLISH
@@ -1634,7 +1642,7 @@ mod tests {
             assert_eq!(
                 agrees_with_grouped(rules, 4),
                 19,
-                "{promotion:?} {removal:?}"
+                "{promotion:?} {removal:?} backward {backward}"
             );
         }
     }
