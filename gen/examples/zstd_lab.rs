@@ -1,10 +1,10 @@
 //! zstd parameter experiments (docs/performance-history.md, "Compression"): reads every WLD table in
-//! DIR, decompresses its blocks and compresses them again under each parameter set given,
-//! on all threads, and prints per set the total bytes, bits per stored position and the
-//! seconds spent compressing. The blocks are those the tables hold, so the don't-care fill and
-//! block length are the writer's.
+//! DIR (with `--dtw` first, every DTW table), decompresses its blocks and compresses them
+//! again under each parameter set given, on all threads, and prints per set the total bytes,
+//! bits per stored position and the seconds spent compressing. The blocks are those the
+//! tables hold, so the don't-care fill and block length are the writer's.
 //!
-//! `cargo run --release -p dtb-gen --example zstd_lab -- DIR 15 15:strat=7,slog=3 ...`
+//! `cargo run --release -p dtb-gen --example zstd_lab -- [--dtw] DIR 15 15:strat=7,slog=3 ...`
 //!
 //! A set is a level, optionally followed by `:` and comma-separated overrides of zstd's
 //! advanced parameters: `strat` (1 fast .. 9 btultra2), `slog` (search log), `tlen` (target
@@ -24,9 +24,14 @@ fn fail(message: impl std::fmt::Display) -> ! {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let dtw = args.first().is_some_and(|a| a == "--dtw");
+    if dtw {
+        args.remove(0);
+    }
+    let (ext, kind) = if dtw { ("dtw", "DTW") } else { ("wld", "WLD") };
     let Some((dir, specs)) = args.split_first() else {
-        eprintln!("usage: zstd_lab DIR LEVEL[:PARAM=V,...]...");
+        eprintln!("usage: zstd_lab [--dtw] DIR LEVEL[:PARAM=V,...]...");
         std::process::exit(2);
     };
     let sets: Vec<CompressionParams> = specs
@@ -36,11 +41,11 @@ fn main() {
     let mut paths: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| fail(format!("{dir}: {e}")))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "wld"))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
         .collect();
     paths.sort();
     if paths.is_empty() {
-        fail(format!("no WLD tables (*.wld) in {dir}"));
+        fail(format!("no {kind} tables (*.{ext}) in {dir}"));
     }
     let cache = Arc::new(BlockCache::new(1 << 20));
     let mut blocks: Vec<Vec<u8>> = Vec::new();
