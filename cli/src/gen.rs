@@ -158,8 +158,9 @@ struct Bars {
     failed: Mutex<Option<StdoutError>>,
     /// When the first slice of this run started (after the checks and loads before it).
     started: std::sync::OnceLock<Instant>,
-    /// The name of the distance files the build writes (DTW or DTC), for its lines.
-    distance: &'static str,
+    /// The name of the distance files the build writes (DTW or DTC), for its lines; `None`
+    /// for a WLD-only build, whose lines give no distance and no distance bytes.
+    distance: Option<&'static str>,
 }
 
 impl Observer for Bars {
@@ -237,8 +238,9 @@ impl Bars {
     }
 }
 
-/// `distance`: the name of the build's distance files (DTW or DTC) in the line.
-fn slice_text(s: &SliceStats, distance: &str) -> String {
+/// `distance`: the name of the build's distance files (DTW or DTC) in the line, `None` for a
+/// WLD-only build (the line then gives neither the longest distance nor distance bytes).
+fn slice_text(s: &SliceStats, distance: Option<&str>) -> String {
     let threads = rayon::current_num_threads().max(1) as f64;
     let status = if s.skipped {
         "already built".to_string()
@@ -258,18 +260,26 @@ fn slice_text(s: &SliceStats, distance: &str) -> String {
             s.solved as f64 / s.solve_seconds.max(1e-9) / threads
         )
     };
+    let (longest_text, distance_text) = match distance {
+        Some(name) => (
+            match longest(s.max_plies, s.dtw_bytes == 0 && s.counts[0] > 0).as_str() {
+                "1" => ", longest 1 ply".to_string(),
+                n => format!(", longest {n} plies"),
+            },
+            format!(", {name} {} bytes", s.dtw_bytes),
+        ),
+        None => (String::new(), String::new()),
+    };
     format!(
-        "slice {}: {} positions, {} wins {} losses {} draws, longest {} plies; {}; WLD {} bytes ({:.4} bits/position), {distance} {} bytes",
+        "slice {}: {} positions, {} wins {} losses {} draws{longest_text}; {}; WLD {} bytes ({:.4} bits/position){distance_text}",
         s.material,
         s.positions,
         s.counts[0],
         s.counts[1],
         s.counts[2],
-        longest(s.max_plies, s.dtw_bytes == 0 && s.counts[0] > 0),
         status,
         s.wld_bytes,
         bits_per_position(s.wld_bytes, s.positions),
-        s.dtw_bytes
     )
 }
 
@@ -472,10 +482,10 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         .num_threads(threads)
         .build_global()
         .context("starting worker threads")?;
-    let distance = match plan.values().distance() {
-        Some(dtb_probe::ValueKind::Dtc) => "DTC",
+    let distance = plan.values().distance().map(|kind| match kind {
+        dtb_probe::ValueKind::Dtc => "DTC",
         _ => "DTW",
-    };
+    });
     let multi = MultiProgress::new();
     // The whole build in work units (four a position solved): rate and ETA of all of it.
     let overall = multi.add(ProgressBar::new(1));
@@ -533,7 +543,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "values_bytes": values_bytes, "values_write_seconds": values_secs,
                 // null for a WLD-only build (no distance files).
-                "distance_kind": plan.values().distance().map(|_| distance.to_lowercase()),
+                "distance_kind": distance.map(str::to_lowercase),
                 "wld_bits_per_position": bits_per_position(wld, positions),
                 "dtw_bits_per_position": bits_per_position(dtw, positions),
             })
@@ -543,14 +553,18 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB",
             rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
         );
+        let distance_text = match distance {
+            Some(name) => format!(
+                ", {name} {dtw} bytes ({:.4} bits/position, written in {dtw_write:.1} s)",
+                bits_per_position(dtw, positions),
+            ),
+            None => String::new(),
+        };
         outln!(
-            "WLD {} bytes ({:.4} bits/position, written in {:.1} s), {distance} {} bytes ({:.4} bits/position, written in {:.1} s), in {}",
+            "WLD {} bytes ({:.4} bits/position, written in {:.1} s){distance_text}, in {}",
             wld,
             bits_per_position(wld, positions),
             wld_write,
-            dtw,
-            bits_per_position(dtw, positions),
-            dtw_write,
             plan.out().display()
         );
     }

@@ -762,6 +762,55 @@ fn gen_refuses_a_locked_directory() {
     assert_eq!(table_files(&dir).len(), 6);
 }
 
+/// The text lines of `dtb gen` name only the files the build writes: a WLD-only build's give
+/// no distance and no DTW bytes (it has neither), a full build's give both, counted in plies.
+/// Slice lines go to standard error without a terminal, the summary to standard output.
+#[test]
+fn gen_text_lines_name_only_what_the_build_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |values: &str, dir: &str| {
+        let out = dtb()
+            .args(["gen", "--pieces", "2", "--values", values, "--out"])
+            .arg(tmp.path().join(dir))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+        let (slices, summary) = (stderr_of(&out), stdout_of(&out));
+        let slice = slices
+            .lines()
+            .find(|l| l.starts_with("slice 0101:"))
+            .unwrap_or_else(|| panic!("no line of slice 0101: {slices}"))
+            .to_string();
+        (slice, summary)
+    };
+    let (slice, summary) = run("wld", "wld");
+    assert_eq!(
+        slice.split(';').next().unwrap(),
+        "slice 0101: 992 positions, 230 wins 108 losses 654 draws"
+    );
+    assert!(
+        !slice.contains("DTW") && !summary.contains("DTW"),
+        "{slice}\n{summary}"
+    );
+    assert!(
+        summary.lines().last().unwrap().starts_with("WLD "),
+        "{summary}"
+    );
+    let (slice, summary) = run("wld,dtw", "full");
+    assert_eq!(
+        slice.split(';').next().unwrap(),
+        "slice 0101: 992 positions, 230 wins 108 losses 654 draws, longest 11 plies"
+    );
+    assert!(
+        slice.contains(", DTW ") && slice.ends_with(" bytes"),
+        "{slice}"
+    );
+    assert!(
+        summary.lines().last().unwrap().contains(", DTW "),
+        "{summary}"
+    );
+}
+
 /// `--threads 1` and `--threads 2` write byte-identical files, and the same bytes as the
 /// library build of the 4-piece directory for the slices they share.
 #[test]
