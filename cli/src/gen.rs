@@ -14,7 +14,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::args::{FillArg, Set};
-use crate::output::{bits_per_position, longest, StdoutError};
+use crate::output::{bits_per_position, longest, plies, StdoutError};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -263,8 +263,8 @@ fn slice_text(s: &SliceStats, distance: Option<&str>) -> String {
     let (longest_text, distance_text) = match distance {
         Some(name) => (
             match longest(s.max_plies, s.dtw_bytes == 0 && s.counts[0] > 0).as_str() {
-                "1" => ", longest 1 ply".to_string(),
-                n => format!(", longest {n} plies"),
+                "?" => ", longest ? plies".to_string(),
+                _ => format!(", longest {}", plies(s.max_plies)),
             },
             format!(", {name} {} bytes", s.dtw_bytes),
         ),
