@@ -378,8 +378,8 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         threats: with_threats,
     };
     // One set of buffers a worker thread, kept from group to group.
-    let pool: Vec<Mutex<Bufs<S::Cache>>> = (0..rayon::current_num_threads().max(1))
-        .map(|_| Mutex::new(Bufs::default()))
+    let pool: Vec<CachePadded<Mutex<Bufs<S::Cache>>>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| CachePadded::new(Mutex::new(Bufs::default())))
         .collect();
     let mut total = GroupResult {
         counts: start.counts,

@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
 
+use crossbeam_utils::CachePadded;
+
 use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::SliceIndex;
@@ -771,7 +773,7 @@ fn wld_arrays<E: std::error::Error + 'static>(
 /// (and `false`) if its slot is taken: never waits for a slot, since a thread that holds its
 /// own already (a value source that runs rayon work inside a look-up) would wait forever.
 fn with_buffers<C: Default, T>(
-    pool: &[Mutex<Scratch<C>>],
+    pool: &[CachePadded<Mutex<Scratch<C>>>],
     f: impl FnOnce(&mut Scratch<C>, bool) -> T,
 ) -> T {
     let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
@@ -926,8 +928,10 @@ fn grouped<S: Finished, R: Results>(
         slice: &slice,
         count,
     };
-    let pool: Vec<Mutex<Scratch<S::Cache>>> = (0..rayon::current_num_threads().max(1))
-        .map(|_| Mutex::new(Scratch::default()))
+    // Each set on cache lines of its own: the workers write their set's lengths and
+    // counters at every group, and a men-only slice's groups hold two positions each.
+    let pool: Vec<CachePadded<Mutex<Scratch<S::Cache>>>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| CachePadded::new(Mutex::new(Scratch::default())))
         .collect();
     let start = resume_point(checkpoint.as_deref(), &sizes, &slice);
     // The slice's figures so far: the rounds taken over, then each round merged in.
