@@ -23,18 +23,6 @@ fn fail(message: impl std::fmt::Display) -> ! {
     std::process::exit(2);
 }
 
-/// `fail` with the error's causes after it (a table error names its file; its cause says
-/// what is wrong with it).
-fn fail_with_causes(e: &dyn std::error::Error) -> ! {
-    let mut message = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        message.push_str(&format!(": {c}"));
-        cause = c.source();
-    }
-    fail(message)
-}
-
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let dtw = args.first().is_some_and(|a| a == "--dtw");
@@ -64,8 +52,8 @@ fn main() {
     let mut positions = 0u64;
     let mut stored_bytes = 0u64;
     for p in &paths {
-        let t =
-            TableFile::open(Path::new(p), cache.clone()).unwrap_or_else(|e| fail_with_causes(&e));
+        let t = TableFile::open(Path::new(p), cache.clone())
+            .unwrap_or_else(|e| fail(dtb_probe::report(&e)));
         let h = t.header();
         if h.kind.extension() != ext {
             fail(format!("{}: a {} table, not {kind}", p.display(), h.kind));
@@ -73,7 +61,9 @@ fn main() {
         positions += h.positions_per_side * u64::from(h.stored_side_count());
         stored_bytes += t.compressed_len();
         for b in 0..h.block_count {
-            let raw = t.read_block(b).unwrap_or_else(|e| fail_with_causes(&e));
+            let raw = t
+                .read_block(b)
+                .unwrap_or_else(|e| fail(dtb_probe::report(&e)));
             blocks.push(raw.to_vec());
         }
         cache.clear();
