@@ -7,11 +7,16 @@
 //! asks for too much refuses builds that fit: International 2-6 was refused for 27 GiB where
 //! about 10 were needed).
 //!
+//! The bit-parallel WLD solver's estimate (`bitpar_memory`) is held below the same way on
+//! the slices it takes.
+//!
 //! One test in this file: the allocator counts every thread of the process.
 
 use std::alloc::System;
 
-use dtb_gen::solve::{solve_memory, solve_slice};
+use dtb_gen::solve::{
+    bitpar_memory, bitpar_supports, solve_memory, solve_slice, solve_slice_bitpar_wld,
+};
 use dtb_gen::store::Store;
 use dtb_probe::{Material, Rules};
 use peakmem_alloc::{PeakMemAlloc, PeakMemAllocTrait, INSTRUMENTED_SYSTEM};
@@ -27,6 +32,7 @@ fn solver_memory_estimate_bounds_the_measured_peak() {
     let mut store = Store::new(E);
     let mut checked = 0;
     let mut worst = (0.0f64, Material::default());
+    let mut bitpar_checked = 0;
     for m in Material::solve_order(5, 12) {
         if m.pieces() == 5 && m.men() > 1 {
             continue; // not needed by the slices measured, and the slowest to solve
@@ -53,9 +59,29 @@ fn solver_memory_estimate_bounds_the_measured_peak() {
             checked += 1;
         }
         println!("{m}: estimate {estimate} measured {peak}");
+        // The bit-parallel WLD solver's estimate too, where it takes the slice (one group on
+        // every thread for kings only).
+        if bitpar_supports(&E, m) {
+            let (results, rest) = bitpar_memory(&E, m, false, threads);
+            HEAP.reset_peak_memory();
+            let wld = solve_slice_bitpar_wld(&E, &store, m).unwrap_or_else(|e| panic!("{m}: {e}"));
+            let peak = HEAP.get_peak_memory() as u64;
+            drop(wld);
+            println!(
+                "{m}: bit-parallel estimate {} measured {peak}",
+                results + rest
+            );
+            assert!(
+                peak <= results + rest,
+                "{m}: bit-parallel peak {peak} bytes above the estimate {}",
+                results + rest
+            );
+            bitpar_checked += 1;
+        }
         store.insert(solved.into_stored());
     }
     println!("worst ratio {:.2} on {}", worst.0, worst.1);
+    assert!(bitpar_checked >= 20, "{bitpar_checked} bit-parallel slices");
     // 2-4 has few slices over 1 MiB; the 5-piece ones all are.
     assert!(
         checked >= 10,

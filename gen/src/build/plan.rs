@@ -383,12 +383,13 @@ impl Plan {
         OVERHEAD_BYTES + solve_memory(&self.rules, m, threads) + 2 * size * 2
     }
 
-    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: for a
-    /// slice of kings only the bit solver ([`crate::bitbase`], seven bits a position: a
-    /// tenth to a sixteenth of the grouped solver's memory, and faster, since the grouped
-    /// one solves the slice's single men group on one thread: performance-history, session
-    /// 28); the bit-parallel one for a slice with men that it takes ([`bitpar_supports`]:
-    /// 8x8, kings that move one square); otherwise the grouped one.
+    /// The solver a WLD-only build takes for slice `m`, and the memory it needs: the
+    /// bit-parallel one for a slice that it takes ([`bitpar_supports`]: 8x8, kings that move
+    /// one square), except a slice of kings only whose rows would pass three quarters of the
+    /// budget; such a slice, or one of kings only that it does not take, the bit solver
+    /// ([`crate::bitbase`], seven bits a position: a tenth to a sixteenth of the grouped
+    /// solver's memory, and faster, since the grouped one solves the slice's single men
+    /// group on one thread: performance-history, session 28); otherwise the grouped one.
     ///
     /// A bit-parallel or grouped solve that would pass three quarters of the budget keeps the
     /// slice's own arrays (outcomes, capture flags; the bit-parallel solver's planes) in
@@ -443,6 +444,16 @@ impl Plan {
     fn wld_solver_with(&self, m: Material, threads: usize, mapped: bool) -> (WldSolver, u64) {
         let ix = SliceIndex::new(m, self.rules.geometry());
         if m.men() == 0 {
+            // The bit-parallel solver where it takes the slice and its rows fit the budget
+            // (it runs the slice's one men group on every thread, 2.5x faster a core than
+            // the bit solver on English 0304: performance-history, session 34), else the
+            // bit solver (seven bits a position).
+            if bitpar_supports(&self.rules, m) {
+                let (results, rest) = bitpar_memory(&self.rules, m, self.writes_threats(), threads);
+                if OVERHEAD_BYTES + results + rest <= self.memory / 4 * 3 {
+                    return (WldSolver::BitParallel, results + rest);
+                }
+            }
             return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
         }
         if bitpar_supports(&self.rules, m) {

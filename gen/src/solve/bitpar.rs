@@ -36,6 +36,7 @@ use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
 use dtb_probe::internal::rules::{KingRange, MidCapturePromotion, Precedence};
 use dtb_probe::movegen::{captures_from, Move};
+use std::sync::PoisonError;
 
 /// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
 /// 32-bit word), kings that move one square, compulsory capture (a capture position has no
@@ -176,9 +177,11 @@ struct ManExit {
     group: Option<(u32, KingsRanker)>,
 }
 
-/// Buffers of one worker, reused from group to group (`C`: its look-up cache).
+/// What a group's rows are: their other kings, their valid slots, the other kings' moves
+/// and the group's man moves (read, never written, once [`BitSlice::rows_of`] and
+/// [`BitSlice::list_exits`] have built them).
 #[derive(Default)]
-struct Bufs<C> {
+struct Shape {
     /// Per row: the other kings (white, black).
     kings: Vec<(u64, u64)>,
     /// Per row: the squares the innermost king may stand on (empty of men and other kings).
@@ -187,6 +190,13 @@ struct Bufs<C> {
     /// black's `moves[starts[2r + 1]..starts[2r + 2]]`.
     starts: Vec<u32>,
     moves: Vec<RowMove>,
+    exits: Vec<ManExit>,
+}
+
+/// A group's buffers, reused from group to group.
+#[derive(Default)]
+struct Bufs {
+    sh: Shape,
     /// Per side (0 White to move), per row.
     rows: [Vec<Row>; 2],
     wl: [Vec<WinLoss>; 2],
@@ -194,16 +204,65 @@ struct Bufs<C> {
     /// (low 32 bits) and Black (high 32), what [`BitSlice::threat_slots`] reads of the rows
     /// a king move leads to.
     caps: Vec<u64>,
-    /// Per side, a bit a row: the rows to re-evaluate ([`BitSlice::iterate`]).
-    dirty: [Vec<u64>; 2],
-    exits: Vec<ManExit>,
-    after: Vec<Position>,
-    legal: Vec<Move>,
+    /// Per side, a bit a row: the rows to re-evaluate ([`BitSlice::iterate`]; atomic where
+    /// the rows are re-evaluated on every thread).
+    dirty: [Vec<AtomicU64>; 2],
     /// Per side: the group's outcome codes (2 bits a position) and "don't care" bits, in
     /// the index's order, where a row's first copies are not one run ([`BitSlice::write_out`]).
     codes: [Vec<u64>; 2],
     dcs: [Vec<u64>; 2],
+}
+
+/// One worker thread's buffers (`C`: its look-up cache): what resolving a capture position
+/// needs, whichever group's rows it works on.
+#[derive(Default)]
+struct WorkerBufs<C> {
+    after: Vec<Position>,
+    legal: Vec<Move>,
     look: C,
+}
+
+/// Wins and losses per side, and threat positions per side.
+type Counts = ([[u64; 2]; 2], [u64; 2]);
+
+fn add_counts((a, ta): Counts, (b, tb): Counts) -> Counts {
+    (
+        [
+            [a[0][0] + b[0][0], a[0][1] + b[0][1]],
+            [a[1][0] + b[1][0], a[1][1] + b[1][1]],
+        ],
+        [ta[0] + tb[0], ta[1] + tb[1]],
+    )
+}
+
+/// One side's pass over a group's rows ([`BitSlice::iterate`]): what every part of it reads.
+struct Pass<'a> {
+    side: Color,
+    sh: &'a Shape,
+    /// The side's rows, and the other side's won and lost bits.
+    me: &'a [Row],
+    them: &'a [WinLoss],
+    /// The other side's rows to re-evaluate, marked here.
+    their_dirty: &'a [AtomicU64],
+    /// Whether other threads mark them too (an atomic `or`, else a plain one).
+    shared: bool,
+}
+
+/// Each worker thread's [`WorkerBufs`], by rayon's thread index.
+type Workers<C> = [CachePadded<Mutex<WorkerBufs<C>>>];
+
+/// Rows a task takes where a group's rows are shared among the threads (a multiple of 64:
+/// the rows to re-evaluate are kept a bit a row).
+/// (64 in tests, so that their small groups are shared too.)
+const CHUNK: usize = if cfg!(test) { 64 } else { 4096 };
+
+/// Runs `f` with this thread's buffers of `workers` (fresh ones where they are taken).
+fn with_worker<C: Default, T>(workers: &Workers<C>, f: impl FnOnce(&mut WorkerBufs<C>) -> T) -> T {
+    let slot = rayon::current_thread_index().unwrap_or(0) % workers.len().max(1);
+    match workers.get(slot).map(|w| w.try_lock()) {
+        Some(Ok(mut w)) => f(&mut w),
+        _ => f(&mut WorkerBufs::default()),
+    }
 }
 
 /// The slice being solved: what every group reads and where it writes.
@@ -255,10 +314,11 @@ pub fn bitpar_memory(
     let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 24),
-    // both sides' capture slots (8) and dirty bits, and up to four moves (8 bytes each) of
+    // both sides' capture slots (8) and dirty bits, the later copies' bits where a round of
+    // one group is shared among the threads (8), and up to four moves (8 bytes each) of
     // each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
-    let per_row = 16 + 4 + 8 + 48 + 8 + 32 * others;
+    let per_row = 16 + 4 + 8 + 48 + 8 + 8 + 32 * others;
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     (
@@ -378,8 +438,12 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         threats: with_threats,
     };
     // One set of buffers a worker thread, kept from group to group.
-    let pool: Vec<CachePadded<Mutex<Bufs<S::Cache>>>> = (0..rayon::current_num_threads().max(1))
+    let threads = rayon::current_num_threads().max(1);
+    let pool: Vec<_> = (0..threads)
         .map(|_| CachePadded::new(Mutex::new(Bufs::default())))
+        .collect();
+    let workers: Vec<_> = (0..threads)
+        .map(|_| CachePadded::new(Mutex::new(WorkerBufs::default())))
         .collect();
     let mut total = GroupResult {
         counts: start.counts,
@@ -392,19 +456,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
             progress(4 * kk * round.len() as u64);
             continue;
         }
-        let one = |&grp: &u64| {
-            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
-            let r = match pool[slot].try_lock() {
-                Ok(mut b) => cx.solve_group(grp, &mut b),
-                Err(_) => cx.solve_group(grp, &mut Bufs::default()),
-            };
-            progress(4 * kk);
-            r
-        };
-        let (r, t) = round.par_iter().map(one).try_reduce(
-            || (GroupResult::default(), [0, 0]),
-            |(a, ta), (b, tb)| Ok((a.merge(b), [ta[0] + tb[0], ta[1] + tb[1]])),
-        )?;
+        let (r, t) = cx.solve_round(round, &pool, &workers, &|| progress(4 * kk))?;
         total = total.merge(r);
         found = [found[0] + t[0], found[1] + t[1]];
         let done = Progress {
@@ -449,24 +501,80 @@ fn from_of(g: &Geometry, to: u32, d: Dir) -> u32 {
 }
 
 impl<S: Finished> BitSlice<'_, S> {
+    /// Solve the groups of one round, each on a thread with its buffers of `pool` and
+    /// `workers` (`done` after each), or where the round is one group and there are several
+    /// threads, that group's rows on every thread. Returns the round's figures and threat
+    /// positions per side.
+    fn solve_round(
+        &self,
+        round: &[u64],
+        pool: &[CachePadded<Mutex<Bufs>>],
+        workers: &Workers<S::Cache>,
+        done: &(dyn Fn() + Sync),
+    ) -> Result<(GroupResult, [u64; 2]), SolveError<S::Error>> {
+        if let ([grp], true) = (round, pool.len() > 1) {
+            // A round of one group (every kings-only slice's): its rows on every thread.
+            let mut b = pool[0].lock().unwrap_or_else(PoisonError::into_inner);
+            let r = self.solve_group(*grp, &mut b, workers, true);
+            done();
+            return r;
+        }
+        let one = |&grp: &u64| {
+            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+            let r = match pool[slot].try_lock() {
+                Ok(mut b) => self.solve_group(grp, &mut b, workers, false),
+                Err(_) => self.solve_group(grp, &mut Bufs::default(), workers, false),
+            };
+            done();
+            r
+        };
+        round.par_iter().map(one).try_reduce(
+            || (GroupResult::default(), [0, 0]),
+            |(a, ta), (b, tb)| Ok((a.merge(b), [ta[0] + tb[0], ta[1] + tb[1]])),
+        )
+    }
+
     /// Solve group `grp`: its rows and moves, every slot's start, the iteration, the write-out.
-    /// Returns the group's figures and its threat positions per side.
+    /// Returns the group's figures and its threat positions per side. `wide`: the rows'
+    /// starts, threat positions, later copies and iteration on every thread (a round of one
+    /// group), each with its buffers of `workers`; otherwise on this thread, with its own.
     fn solve_group(
         &self,
         grp: u64,
-        b: &mut Bufs<S::Cache>,
+        b: &mut Bufs,
+        workers: &Workers<S::Cache>,
+        wide: bool,
     ) -> Result<(GroupResult, [u64; 2]), SolveError<S::Error>> {
         let dec = self.ix.group_decoder(grp);
         let odec = self.lay.others.group_decoder(grp);
-        self.rows_of(&dec, &odec, b);
+        self.rows_of(&dec, &odec, b, wide);
         self.list_exits(&dec, b);
-        for r in 0..self.lay.rows {
-            for side in [Color::White, Color::Black] {
-                let (row, wl) = self.start_row(&dec, r, side, b)?;
-                b.rows[side.index()][r] = row;
-                b.wl[side.index()][r] = wl;
+        let Bufs {
+            sh,
+            rows: [r0, r1],
+            wl: [w0, w1],
+            ..
+        } = b;
+        if wide {
+            r0.par_chunks_mut(CHUNK)
+                .zip(r1.par_chunks_mut(CHUNK))
+                .zip(w0.par_chunks_mut(CHUNK).zip(w1.par_chunks_mut(CHUNK)))
+                .enumerate()
+                .try_for_each(|(i, ((r0, r1), (w0, w1)))| {
+                    with_worker(workers, |w| {
+                        self.start_rows(&dec, i * CHUNK, sh, ([r0, r1], [w0, w1]), w)
+                    })
+                })?;
+        } else {
+            with_worker(workers, |w| {
+                self.start_rows(&dec, 0, sh, ([r0, r1], [w0, w1]), w)
+            })?;
+        }
+        for side in 0..2 {
+            let dirty = &mut b.dirty[side];
+            for (r, row) in b.rows[side].iter().enumerate() {
                 if row.open != 0 {
-                    set_bit(&mut b.dirty[side.index()], r);
+                    *dirty[r / 64].get_mut() |= 1 << (r % 64);
                 }
             }
         }
@@ -479,15 +587,25 @@ impl<S: Finished> BitSlice<'_, S> {
                     .zip(&b.rows[1])
                     .map(|(w, k)| u64::from(w.cap) | u64::from(k.cap) << 32),
             );
-            for r in 0..self.lay.rows {
-                for side in [Color::White, Color::Black] {
-                    b.rows[side.index()][r].threat = self.threat_slots(men, r, side, b);
+            let Bufs { sh, rows, caps, .. } = b;
+            for (side, rows) in [Color::White, Color::Black].into_iter().zip(rows) {
+                let one = |r: usize, row: &mut Row| {
+                    row.threat = self.threat_slots(men, r, side, sh, caps);
+                };
+                if wide {
+                    rows.par_chunks_mut(CHUNK).enumerate().for_each(|(i, c)| {
+                        c.iter_mut()
+                            .enumerate()
+                            .for_each(|(j, row)| one(i * CHUNK + j, row))
+                    });
+                } else {
+                    rows.iter_mut().enumerate().for_each(|(r, row)| one(r, row));
                 }
             }
         }
-        self.copy_captures(&odec.ranker(), b);
-        let passes = self.iterate(b);
-        let (counts, threats) = self.write_out(grp, &dec, b);
+        self.copy_captures(&odec.ranker(), b, wide);
+        let passes = self.iterate(b, wide);
+        let (counts, threats) = self.write_out(grp, &dec, b, wide);
         let figures = GroupResult {
             counts,
             levels: passes,
@@ -496,53 +614,159 @@ impl<S: Finished> BitSlice<'_, S> {
         Ok((figures, threats))
     }
 
-    /// The group's rows: their other kings, their valid slots and the other kings' moves.
-    fn rows_of(&self, dec: &GroupDecoder, odec: &GroupDecoder, b: &mut Bufs<S::Cache>) {
+    /// The starts of the rows from `first` on, both sides, into `rows` and `wl`
+    /// ([`BitSlice::start_row`]).
+    fn start_rows(
+        &self,
+        dec: &GroupDecoder,
+        first: usize,
+        sh: &Shape,
+        ([r0, r1], [w0, w1]): ([&mut [Row]; 2], [&mut [WinLoss]; 2]),
+        w: &mut WorkerBufs<S::Cache>,
+    ) -> Result<(), SolveError<S::Error>> {
+        for (i, ((r0, r1), (w0, w1))) in
+            r0.iter_mut().zip(r1).zip(w0.iter_mut().zip(w1)).enumerate()
+        {
+            (*r0, *w0) = self.start_row(dec, first + i, Color::White, sh, w)?;
+            (*r1, *w1) = self.start_row(dec, first + i, Color::Black, sh, w)?;
+        }
+        Ok(())
+    }
+
+    /// The group's rows: their other kings, their valid slots and the other kings' moves
+    /// (`wide`: on every thread).
+    fn rows_of(&self, dec: &GroupDecoder, odec: &GroupDecoder, b: &mut Bufs, wide: bool) {
         let (wmen, bmen) = dec.men();
         let all = self.rules.geometry().all;
         let rows = self.lay.rows;
-        b.kings.clear();
-        b.kings.extend(odec.kings_from(0));
-        b.valid.clear();
-        b.starts.clear();
-        b.moves.clear();
-        for (r, &(wo, bo)) in b.kings.iter().enumerate() {
-            let occ = wmen | bmen | wo | bo;
-            b.valid.push((all & !occ) as u32);
-            for own in [wo, bo] {
-                b.starts.push(b.moves.len() as u32);
-                let mut ks = own;
-                while ks != 0 {
-                    let a = ks.trailing_zeros() as u8;
-                    ks &= ks - 1;
-                    let mut to = self.steps.king_targets(a, occ);
-                    while to != 0 {
-                        let t = to.trailing_zeros() as u8;
-                        to &= to - 1;
-                        b.moves.push(RowMove {
-                            to: 1 << t,
-                            row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
+        let sh = &mut b.sh;
+        if wide {
+            // Each row's kings, valid slots and number of moves a colour; then where each
+            // row's moves start; then the moves, each task into its rows' part of the list.
+            sh.kings.clear();
+            sh.kings.par_extend(rayon::iter::repeat_n((0, 0), rows));
+            sh.valid.clear();
+            sh.valid.par_extend(rayon::iter::repeat_n(0, rows));
+            sh.starts.clear();
+            sh.starts.par_extend(rayon::iter::repeat_n(0, 2 * rows + 1));
+            sh.kings
+                .par_chunks_mut(CHUNK)
+                .zip(sh.valid.par_chunks_mut(CHUNK))
+                .zip(sh.starts.par_chunks_mut(2 * CHUNK))
+                .enumerate()
+                .for_each(|(i, ((kings, valid), starts))| {
+                    let placements = odec.kings_from((i * CHUNK) as u64);
+                    for (j, ((wo, bo), k)) in placements.zip(kings).enumerate() {
+                        *k = (wo, bo);
+                        let occ = wmen | bmen | wo | bo;
+                        valid[j] = (all & !occ) as u32;
+                        for (c, own) in [wo, bo].into_iter().enumerate() {
+                            starts[2 * j + c] =
+                                ones(own, |a| self.steps.king_targets(a, occ).count_ones());
+                        }
+                    }
+                });
+            let mut at = 0u32;
+            for s in sh.starts.iter_mut() {
+                (*s, at) = (at, at + *s);
+            }
+            sh.moves.clear();
+            sh.moves.par_extend(rayon::iter::repeat_n(
+                RowMove { to: 0, row: 0 },
+                at as usize,
+            ));
+            let mut parts = Vec::with_capacity(rows.div_ceil(CHUNK));
+            let mut rest = &mut sh.moves[..];
+            for first in (0..rows).step_by(CHUNK) {
+                let end = (first + CHUNK).min(rows);
+                let len = (sh.starts[2 * end] - sh.starts[2 * first]) as usize;
+                let (part, tail) = rest.split_at_mut(len);
+                parts.push((first, part));
+                rest = tail;
+            }
+            let kings = &sh.kings;
+            parts.into_par_iter().for_each(|(first, part)| {
+                let mut k = 0;
+                let end = (first + CHUNK).min(rows);
+                for (r, &(wo, bo)) in kings[first..end].iter().enumerate() {
+                    for own in [wo, bo] {
+                        self.row_moves(odec, wmen | bmen, (first + r, (wo, bo)), own, |m| {
+                            part[k] = m;
+                            k += 1;
                         });
                     }
                 }
+            });
+        } else {
+            sh.kings.clear();
+            sh.kings.extend(odec.kings_from(0));
+            sh.valid.clear();
+            sh.starts.clear();
+            sh.moves.clear();
+            // At most four moves a king: reserved at once, not grown by doubling (which
+            // took the peak past `bitpar_memory`'s estimate, 0113).
+            let others = (self.lay.others.material().white_kings
+                + self.lay.others.material().black_kings) as usize;
+            sh.valid.reserve(rows);
+            sh.starts.reserve(2 * rows + 1);
+            sh.moves.reserve(4 * others * rows);
+            for (r, &(wo, bo)) in sh.kings.iter().enumerate() {
+                sh.valid.push((all & !(wmen | bmen | wo | bo)) as u32);
+                for own in [wo, bo] {
+                    sh.starts.push(sh.moves.len() as u32);
+                    self.row_moves(odec, wmen | bmen, (r, (wo, bo)), own, |m| sh.moves.push(m));
+                }
             }
+            sh.starts.push(sh.moves.len() as u32);
         }
-        b.starts.push(b.moves.len() as u32);
         for side in 0..2 {
             b.rows[side].clear();
-            b.rows[side].resize(rows, Row::default());
             b.wl[side].clear();
-            b.wl[side].resize(rows, WinLoss::default());
+            if wide {
+                b.rows[side].par_extend(rayon::iter::repeat_n(Row::default(), rows));
+                b.wl[side].par_extend(rayon::iter::repeat_n(WinLoss::default(), rows));
+            } else {
+                b.rows[side].resize(rows, Row::default());
+                b.wl[side].resize(rows, WinLoss::default());
+            }
             b.dirty[side].clear();
-            b.dirty[side].resize(rows.div_ceil(64), 0);
+            b.dirty[side].resize_with(rows.div_ceil(64), AtomicU64::default);
+        }
+    }
+
+    /// The moves of `own`'s kings (some of the other kings `(wo, bo)`) from row `r` of a
+    /// group whose men stand on `men`, to `put`.
+    #[inline(always)]
+    fn row_moves(
+        &self,
+        odec: &GroupDecoder,
+        men: u64,
+        (r, (wo, bo)): (usize, (u64, u64)),
+        own: u64,
+        mut put: impl FnMut(RowMove),
+    ) {
+        let occ = men | wo | bo;
+        let mut ks = own;
+        while ks != 0 {
+            let a = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            let mut to = self.steps.king_targets(a, occ);
+            while to != 0 {
+                let t = to.trailing_zeros() as u8;
+                to &= to - 1;
+                put(RowMove {
+                    to: 1 << t,
+                    row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
+                });
+            }
         }
     }
 
     /// The group's man moves, with the group each one that does not crown leads to.
-    fn list_exits(&self, dec: &GroupDecoder, b: &mut Bufs<S::Cache>) {
+    fn list_exits(&self, dec: &GroupDecoder, b: &mut Bufs) {
         let g = self.rules.geometry();
         let (wmen, bmen) = dec.men();
-        b.exits.clear();
+        b.sh.exits.clear();
         for side in [Color::White, Color::Black] {
             let (mut men, crown) = match side {
                 Color::White => (wmen, g.top_row),
@@ -572,7 +796,7 @@ impl<S: Finished> BitSlice<'_, S> {
                             self.lay.others.ranker_of_men(men2),
                         )
                     });
-                    b.exits.push(ManExit {
+                    b.sh.exits.push(ManExit {
                         side,
                         from,
                         to: t,
@@ -650,10 +874,11 @@ impl<S: Finished> BitSlice<'_, S> {
         dec: &GroupDecoder,
         r: usize,
         side: Color,
-        b: &mut Bufs<S::Cache>,
+        sh: &Shape,
+        w: &mut WorkerBufs<S::Cache>,
     ) -> Result<(Row, WinLoss), SolveError<S::Error>> {
-        let others = b.kings[r];
-        let v = b.valid[r];
+        let others = sh.kings[r];
+        let v = sh.valid[r];
         let mut row = Row {
             cap: self.capture_slots(dec.men(), others, side, v),
             ..Row::default()
@@ -664,7 +889,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let mut caps = row.cap & self.lay.first_copies(others);
         let mut multi = 0u32;
         if caps != 0 {
-            let (won, lost, rest, rest_multi) = self.row_captures(dec, others, side, caps, b)?;
+            let (won, lost, rest, rest_multi) = self.row_captures(dec, others, side, caps, w)?;
             win |= won;
             loss |= lost;
             caps = rest;
@@ -674,7 +899,7 @@ impl<S: Finished> BitSlice<'_, S> {
             let x = caps.trailing_zeros();
             caps &= caps - 1;
             let pos = self.position(dec, others, x, side);
-            match self.capture_value(&pos, multi >> x & 1 != 0, b)? {
+            match self.capture_value(&pos, multi >> x & 1 != 0, w)? {
                 Wld::Win => win |= 1 << x,
                 Wld::Loss => loss |= 1 << x,
                 Wld::Draw => {}
@@ -690,12 +915,12 @@ impl<S: Finished> BitSlice<'_, S> {
                 moves |= quiet & from_of(g, v, d);
             }
         }
-        let (lo, hi) = Self::range(&b.starts, r, side);
-        for m in &b.moves[lo..hi] {
+        let (lo, hi) = Self::range(&sh.starts, r, side);
+        for m in &sh.moves[lo..hi] {
             moves |= quiet & !m.to;
         }
         let occ_others = others.0 | others.1;
-        for e in b.exits.iter().filter(|e| e.side == side) {
+        for e in sh.exits.iter().filter(|e| e.side == side) {
             if occ_others >> e.to & 1 != 0 {
                 continue; // another king stands in the way
             }
@@ -722,7 +947,7 @@ impl<S: Finished> BitSlice<'_, S> {
                             &succ,
                             self.lay.inner,
                             u64::from(avail),
-                            &mut b.look,
+                            &mut w.look,
                         )
                         .map_err(SolveError::Lookup)?;
                     exit_win |= won as u32;
@@ -749,11 +974,14 @@ impl<S: Finished> BitSlice<'_, S> {
     /// The outcomes of the capture positions that are not their first copy (the innermost
     /// king above another of its colour), read from the first: [`BitSlice::start_row`]
     /// resolves each capture position once, however many copies it has.
-    fn copy_captures(&self, rank: &KingsRanker, b: &mut Bufs<S::Cache>) {
-        for (r, &others) in b.kings.iter().enumerate() {
-            let first = self.lay.first_copies(others);
-            for (rows, wl) in b.rows.iter().zip(&mut b.wl) {
-                let mut later = rows[r].cap & !first;
+    fn copy_captures(&self, rank: &KingsRanker, b: &mut Bufs, wide: bool) {
+        let Bufs { sh, rows, wl, .. } = b;
+        for (rows, wl) in rows.iter().zip(wl.iter_mut()) {
+            // The won and lost bits row `r`'s later copies take from their first.
+            let later = |r: usize, wl: &[WinLoss]| {
+                let others = sh.kings[r];
+                let mut later = rows[r].cap & !self.lay.first_copies(others);
+                let mut add = 0u64;
                 while later != 0 {
                     let x = later.trailing_zeros();
                     later &= later - 1;
@@ -762,7 +990,21 @@ impl<S: Finished> BitSlice<'_, S> {
                     let (o, (wo, bo)) = self.lay.split((wk, bk));
                     let at = wl[rank.rank(wo, bo) as usize];
                     let (win, loss) = (at.win() >> o & 1, at.loss() >> o & 1);
-                    wl[r].0 |= u64::from(win) << x | u64::from(loss) << (32 + x);
+                    add |= u64::from(win) << x | u64::from(loss) << (32 + x);
+                }
+                add
+            };
+            // Only first copies are read, and only later ones written: the order is free.
+            if wide {
+                let adds: Vec<u64> = (0..wl.len())
+                    .into_par_iter()
+                    .map(|r| later(r, wl))
+                    .collect();
+                wl.par_iter_mut().zip(adds).for_each(|(w, a)| w.0 |= a);
+            } else {
+                for r in 0..wl.len() {
+                    let add = later(r, wl);
+                    wl[r].0 |= add;
                 }
             }
         }
@@ -775,11 +1017,18 @@ impl<S: Finished> BitSlice<'_, S> {
     /// ([`dtb_probe::internal::value::is_threat_dont_care`]). The successors' capture slots
     /// come from the group's rows (king moves), the solved groups' capture words (man
     /// moves) or [`BitSlice::capture_slots`] on the board after a crowning.
-    fn threat_slots(&self, men: (u64, u64), r: usize, side: Color, b: &Bufs<S::Cache>) -> u32 {
-        let v = b.valid[r];
+    fn threat_slots(
+        &self,
+        men: (u64, u64),
+        r: usize,
+        side: Color,
+        sh: &Shape,
+        row_caps: &[u64],
+    ) -> u32 {
+        let v = sh.valid[r];
         // The capture slots of row `t` for the side to move and for the other.
         let caps = |t: usize| {
-            let c = b.caps[t];
+            let c = row_caps[t];
             match side {
                 Color::White => (c as u32, (c >> 32) as u32),
                 Color::Black => ((c >> 32) as u32, c as u32),
@@ -801,14 +1050,14 @@ impl<S: Finished> BitSlice<'_, S> {
                 bad |= from_of(g, u, d);
             }
         }
-        let (lo, hi) = Self::range(&b.starts, r, side);
-        for m in &b.moves[lo..hi] {
+        let (lo, hi) = Self::range(&sh.starts, r, side);
+        for m in &sh.moves[lo..hi] {
             let (mine, theirs) = caps(m.row as usize);
             any |= !m.to;
             bad |= breaks(mine, theirs) & !m.to;
         }
-        let (wo, bo) = b.kings[r];
-        for e in b.exits.iter().filter(|e| e.side == side) {
+        let (wo, bo) = sh.kings[r];
+        for e in sh.exits.iter().filter(|e| e.side == side) {
             if (wo | bo) >> e.to & 1 != 0 {
                 continue; // another king stands in the way
             }
@@ -881,11 +1130,9 @@ impl<S: Finished> BitSlice<'_, S> {
         (wo, bo): (u64, u64),
         side: Color,
         caps: u32,
-        b: &mut Bufs<S::Cache>,
+        w: &mut WorkerBufs<S::Cache>,
     ) -> Result<(u32, u32, u32, u32), SolveError<S::Error>> {
-        let Bufs {
-            after, legal, look, ..
-        } = b;
+        let WorkerBufs { after, legal, look } = w;
         let rules = self.rules;
         let g = rules.geometry();
         let pos = dec.with_kings(wo, bo, side);
@@ -1221,11 +1468,9 @@ impl<S: Finished> BitSlice<'_, S> {
         &self,
         pos: &Position,
         likely: bool,
-        b: &mut Bufs<S::Cache>,
+        w: &mut WorkerBufs<S::Cache>,
     ) -> Result<Wld, SolveError<S::Error>> {
-        let Bufs {
-            after, legal, look, ..
-        } = b;
+        let WorkerBufs { after, legal, look } = w;
         let lookup = SolveError::Lookup;
         if !likely && single_jumps(self.rules, pos, after) {
             assert!(
@@ -1256,66 +1501,115 @@ impl<S: Finished> BitSlice<'_, S> {
     /// won if a move reaches a position lost for the other side, lost if every move reaches
     /// a won one and no exit saves it. A row that changes marks the rows that read it (its
     /// predecessors: the other side's rows its king moves lead from). Returns the passes.
-    fn iterate(&self, b: &mut Bufs<S::Cache>) -> usize {
-        let g = self.rules.geometry();
-        let inner = self.lay.inner;
+    fn iterate(&self, b: &mut Bufs, wide: bool) -> usize {
+        let Bufs {
+            sh,
+            rows,
+            wl,
+            dirty,
+            ..
+        } = b;
         let mut passes = 0;
         loop {
             let mut changed = false;
             for side in [Color::White, Color::Black] {
-                let me = &b.rows[side.index()];
-                let (my_wl, them) = split_sides(&mut b.wl, side);
-                let (my_dirty, their_dirty) = split_sides(&mut b.dirty, side);
-                for (w, flags) in my_dirty.iter_mut().enumerate() {
-                    let mut dirty = std::mem::take(flags);
-                    while dirty != 0 {
-                        let r = 64 * w + dirty.trailing_zeros() as usize;
-                        dirty &= dirty - 1;
-                        let row = me[r];
-                        let mine = my_wl[r];
-                        let open = row.open & !(mine.win() | mine.loss());
-                        if open == 0 {
-                            continue;
-                        }
-                        let v = b.valid[r];
-                        let mut wins = 0u32;
-                        let mut all_won = !row.nonloss;
-                        if side == inner {
-                            let t = them[r];
-                            for d in Dir::ALL {
-                                wins |= from_of(g, t.loss(), d);
-                                all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
-                            }
-                        }
-                        let (lo, hi) = Self::range(&b.starts, r, side);
-                        for m in &b.moves[lo..hi] {
-                            let t = them[m.row as usize];
-                            wins |= t.loss();
-                            all_won &= t.win() | m.to;
-                        }
-                        let won = open & wins;
-                        let lost = open & !wins & all_won;
-                        if won | lost == 0 {
-                            continue;
-                        }
-                        changed = true;
-                        my_wl[r] = WinLoss::new(mine.win() | won, mine.loss() | lost);
-                        // Who reads this row: the other side's rows that move into it.
-                        if side.opponent() == inner {
-                            set_bit(their_dirty, r);
-                        }
-                        let (lo, hi) = Self::range(&b.starts, r, side.opponent());
-                        for m in &b.moves[lo..hi] {
-                            set_bit(their_dirty, m.row as usize);
-                        }
-                    }
-                }
+                let (my_wl, them) = split_sides(wl, side);
+                let (my_dirty, their_dirty) = split_sides(dirty, side);
+                // A side's rows read only the other side's: its rows' re-evaluations are
+                // independent of each other, and marking their readers is all they share.
+                let pass = Pass {
+                    side,
+                    sh,
+                    me: &rows[side.index()],
+                    them,
+                    their_dirty,
+                    shared: wide,
+                };
+                changed |= if wide {
+                    my_wl
+                        .par_chunks_mut(CHUNK)
+                        .zip(my_dirty.par_chunks_mut(CHUNK / 64))
+                        .enumerate()
+                        .map(|(i, (wl, flags))| self.sweep(&pass, i * CHUNK, wl, flags))
+                        .reduce(|| false, |a, b| a | b)
+                } else {
+                    self.sweep(&pass, 0, my_wl, my_dirty)
+                };
             }
             passes += 1;
             if !changed {
                 return passes;
             }
         }
+    }
+
+    /// One side's dirty rows from `first` on (`my_wl` and `flags` theirs): each re-evaluated
+    /// ([`BitSlice::iterate`]), its readers marked where it changed. Whether any changed.
+    fn sweep(
+        &self,
+        p: &Pass,
+        first: usize,
+        my_wl: &mut [WinLoss],
+        flags: &mut [AtomicU64],
+    ) -> bool {
+        let g = self.rules.geometry();
+        let inner = self.lay.inner;
+        let side = p.side;
+        let mark = |r: usize| {
+            let (word, bit) = (&p.their_dirty[r / 64], 1u64 << (r % 64));
+            if p.shared {
+                word.fetch_or(bit, Relaxed);
+            } else {
+                word.store(word.load(Relaxed) | bit, Relaxed);
+            }
+        };
+        let mut changed = false;
+        for (w, flags) in flags.iter_mut().enumerate() {
+            let mut dirty = std::mem::take(flags.get_mut());
+            while dirty != 0 {
+                let i = 64 * w + dirty.trailing_zeros() as usize;
+                let r = first + i;
+                dirty &= dirty - 1;
+                let row = p.me[r];
+                let mine = my_wl[i];
+                let open = row.open & !(mine.win() | mine.loss());
+                if open == 0 {
+                    continue;
+                }
+                let v = p.sh.valid[r];
+                let mut wins = 0u32;
+                let mut all_won = !row.nonloss;
+                if side == inner {
+                    let t = p.them[r];
+                    for d in Dir::ALL {
+                        wins |= from_of(g, t.loss(), d);
+                        all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
+                    }
+                }
+                let (lo, hi) = Self::range(&p.sh.starts, r, side);
+                for m in &p.sh.moves[lo..hi] {
+                    let t = p.them[m.row as usize];
+                    wins |= t.loss();
+                    all_won &= t.win() | m.to;
+                }
+                let won = open & wins;
+                let lost = open & !wins & all_won;
+                if won | lost == 0 {
+                    continue;
+                }
+                changed = true;
+                my_wl[i] = WinLoss::new(mine.win() | won, mine.loss() | lost);
+                // Who reads this row: the other side's rows that move into it.
+                if side.opponent() == inner {
+                    mark(r);
+                }
+                let (lo, hi) = Self::range(&p.sh.starts, r, side.opponent());
+                for m in &p.sh.moves[lo..hi] {
+                    mark(m.row as usize);
+                }
+            }
+        }
+        changed
     }
 
     /// Writes the group's planes for the groups that reach it, and its outcomes and capture
@@ -1326,59 +1620,94 @@ impl<S: Finished> BitSlice<'_, S> {
         &self,
         grp: u64,
         dec: &GroupDecoder,
-        b: &mut Bufs<S::Cache>,
+        b: &mut Bufs,
+        wide: bool,
     ) -> ([[u64; 3]; 2], [u64; 2]) {
         let rows = self.lay.rows;
         let slot = self.slot_of[grp as usize] as usize;
-        for side in 0..2 {
-            let base = (slot * 2 + side) * rows;
-            for (r, wl) in b.wl[side].iter().enumerate() {
-                self.planes[base + r].store(wl.0, Relaxed);
-                if self.threats && side == 0 {
-                    self.caps[slot * rows + r].store(b.caps[r], Relaxed);
+        // `f` over the rows, in tasks of `CHUNK` on every thread where `wide`.
+        let over_rows = |f: &(dyn Fn(usize, usize) -> Counts + Sync)| -> Counts {
+            if wide {
+                (0..rows.div_ceil(CHUNK))
+                    .into_par_iter()
+                    .map(|c| f(c * CHUNK, (c * CHUNK + CHUNK).min(rows)))
+                    .reduce(Counts::default, add_counts)
+            } else {
+                f(0, rows)
+            }
+        };
+        over_rows(&|first, end| {
+            for side in 0..2 {
+                let base = (slot * 2 + side) * rows;
+                for r in first..end {
+                    self.planes[base + r].store(b.wl[side][r].0, Relaxed);
+                    if self.threats && side == 0 {
+                        self.caps[slot * rows + r].store(b.caps[r], Relaxed);
+                    }
                 }
             }
-        }
+            Counts::default()
+        });
         let kk = self.ix.kings_per_group();
         let base = grp * kk;
+        let ranker = dec.ranker();
+        let (won_lost, threats) = if self.lay.runs {
+            over_rows(&|first, end| self.write_runs(base, &ranker, b, first..end))
+        } else {
+            self.write_scattered(base, kk, &ranker, b)
+        };
+        (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats)
+    }
+
+    /// [`BitSlice::write_out`] of rows `rows` where a row's first copies are one run of the
+    /// slice's index, in the order of their squares, and the runs come in the order of the
+    /// rows: their wins and losses per side, and their threat positions per side.
+    fn write_runs(
+        &self,
+        base: u64,
+        ranker: &KingsRanker,
+        b: &Bufs,
+        rows: std::ops::Range<usize>,
+    ) -> Counts {
         let mut won_lost = [[0u64; 2]; 2];
         let mut threats = [0u64; 2];
         let mut words = [Flush::new(self.values[0]), Flush::new(self.values[1])];
         let mut caps = [Flush::new(self.capture[0]), Flush::new(self.capture[1])];
-        if self.lay.runs {
-            // A row's first copies are one run of the slice's index, in the order of their
-            // squares, and the runs come in the order of the rows.
-            let ranker = dec.ranker();
-            for (r, &others) in b.kings.iter().enumerate() {
-                let first = self.lay.first_copies(others) & b.valid[r];
-                if first == 0 {
-                    continue;
-                }
-                let (wk, bk) = self.lay.kings(others, first.trailing_zeros());
-                let start = base + ranker.rank(wk, bk);
-                let len = first.count_ones();
-                for side in 0..2 {
-                    let (row, wl) = (&b.rows[side][r], b.wl[side][r]);
-                    let [win, loss, cap, threat] = gather(
-                        first,
-                        [wl.win(), wl.loss(), row.cap | row.threat, row.threat],
-                    );
-                    won_lost[side][0] += u64::from(win.count_ones());
-                    won_lost[side][1] += u64::from(loss.count_ones());
-                    threats[side] += u64::from(threat.count_ones());
-                    let code = (spread(win) * u64::from(WldCode::Win.bits()))
-                        | (spread(loss) * u64::from(WldCode::Loss.bits()));
-                    words[side].put_run(2 * start, code, 2 * len);
-                    caps[side].put_run(start, u64::from(cap), len);
-                }
+        for r in rows {
+            let others = b.sh.kings[r];
+            let first = self.lay.first_copies(others) & b.sh.valid[r];
+            if first == 0 {
+                continue;
             }
-            return (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats);
+            let (wk, bk) = self.lay.kings(others, first.trailing_zeros());
+            let start = base + ranker.rank(wk, bk);
+            let len = first.count_ones();
+            for side in 0..2 {
+                let (row, wl) = (&b.rows[side][r], b.wl[side][r]);
+                let [win, loss, cap, threat] = gather(
+                    first,
+                    [wl.win(), wl.loss(), row.cap | row.threat, row.threat],
+                );
+                won_lost[side][0] += u64::from(win.count_ones());
+                won_lost[side][1] += u64::from(loss.count_ones());
+                threats[side] += u64::from(threat.count_ones());
+                let code = (spread(win) * u64::from(WldCode::Win.bits()))
+                    | (spread(loss) * u64::from(WldCode::Loss.bits()));
+                words[side].put_run(2 * start, code, 2 * len);
+                caps[side].put_run(start, u64::from(cap), len);
+            }
         }
-        // White is the innermost colour and Black has kings: Black's kings are ranked among
-        // the squares White's leave, so a row's first copies lie apart in the index. Each
-        // row's are ranked from tables built once (`with_one_more`), their codes gathered in
-        // the group's own words and written in order at the end.
-        let ranker = dec.ranker();
+        (won_lost, threats)
+    }
+
+    /// [`BitSlice::write_out`] of every row where White is the innermost colour and Black
+    /// has kings: Black's kings are ranked among the squares White's leave, so a row's
+    /// first copies lie apart in the index. Each row's are ranked from tables built once
+    /// (`with_one_more`), their codes gathered in the group's own words and written in
+    /// order at the end. On one thread: the rows' first copies scatter over the group's
+    /// words, and an atomic `or` a position made this twice as slow on two threads
+    /// (English 0304, performance-history, session 34).
+    fn write_scattered(&self, base: u64, kk: u64, ranker: &KingsRanker, b: &mut Bufs) -> Counts {
         let n32 = kk.div_ceil(32) as usize;
         for side in 0..2 {
             b.codes[side].clear();
@@ -1386,8 +1715,10 @@ impl<S: Finished> BitSlice<'_, S> {
             b.dcs[side].clear();
             b.dcs[side].resize(n32.div_ceil(2), 0);
         }
-        for (r, &(wo, bo)) in b.kings.iter().enumerate() {
-            let first = self.lay.first_copies((wo, bo)) & b.valid[r];
+        let mut won_lost = [[0u64; 2]; 2];
+        let mut threats = [0u64; 2];
+        for (r, &(wo, bo)) in b.sh.kings.iter().enumerate() {
+            let first = self.lay.first_copies((wo, bo)) & b.sh.valid[r];
             if first == 0 {
                 continue;
             }
@@ -1412,6 +1743,8 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
             }
         }
+        let mut words = [Flush::new(self.values[0]), Flush::new(self.values[1])];
+        let mut caps = [Flush::new(self.capture[0]), Flush::new(self.capture[1])];
         for side in 0..2 {
             for (w, &code) in b.codes[side].iter().enumerate() {
                 let len = (kk - 32 * w as u64).min(32) as u32;
@@ -1422,18 +1755,12 @@ impl<S: Finished> BitSlice<'_, S> {
                 caps[side].put_run(base + 64 * w as u64, dc, len);
             }
         }
-        (won_lost.map(|[w, l]| [w, l, kk - w - l]), threats)
+        (won_lost, threats)
     }
 }
 
 /// The bits of each word at the set bits of `mask`, packed to the low end in order (what
 /// `pext` does; a loop over the mask's runs of set bits, since builds do not assume BMI2).
-/// Sets bit `r` of a bit set kept in words (the rows to re-evaluate).
-#[inline(always)]
-fn set_bit(bits: &mut [u64], r: usize) {
-    bits[r / 64] |= 1 << (r % 64);
-}
-
 #[inline]
 fn gather<const N: usize>(mask: u32, words: [u32; N]) -> [u32; N] {
     let mut out = [0u32; N];
@@ -1449,6 +1776,17 @@ fn gather<const N: usize>(mask: u32, words: [u32; N]) -> [u32; N] {
         m &= !(keep << lo);
     }
     out
+}
+
+/// The sum of `f` over the squares of `set`.
+#[inline]
+fn ones(mut set: u64, f: impl Fn(u8) -> u32) -> u32 {
+    let mut sum = 0;
+    while set != 0 {
+        sum += f(set.trailing_zeros() as u8);
+        set &= set - 1;
+    }
+    sum
 }
 
 /// Bit `k` of `x` moved to bit `2k` (a 2-bit code a bit).
@@ -1560,8 +1898,19 @@ mod tests {
             } else {
                 solve_slice_grouped_wld(&rules, &store, m, false, &|_| {}).unwrap()
             };
-            if bitpar_supports(&rules, m) {
-                let got = solve_slice_bitpar_wld(&rules, &store, m).unwrap();
+            // On one thread, and on three: a round of one group (every kings-only slice's
+            // and some of the others') then shares its rows among the threads.
+            for threads in [1, 3] {
+                if !bitpar_supports(&rules, m) {
+                    break;
+                }
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let got = pool
+                    .install(|| solve_slice_bitpar_wld(&rules, &store, m))
+                    .unwrap();
                 for side in 0..2 {
                     for i in 0..want.size {
                         assert_eq!(got.code(side, i), want.code(side, i), "{m} {side} {i}");
@@ -1576,13 +1925,14 @@ mod tests {
                 let (mut c0, mut c1) = (want.capture[0].to_vec(), want.capture[1].to_vec());
                 let t0 = add_threats(&rules, &ix, Color::White, &mut c0, &c1);
                 let t1 = add_threats(&rules, &ix, Color::Black, &mut c1, &c0);
-                let got =
-                    solve_slice_bitpar_wld_in(&rules, &store, m, true, None, &|_| {}).unwrap();
+                let got = pool
+                    .install(|| solve_slice_bitpar_wld_in(&rules, &store, m, true, None, &|_| {}))
+                    .unwrap();
                 assert_eq!(got.threats, Some([t0, t1]), "{m}");
                 assert!(got.capture[0].to_vec() == c0, "{m}: White's threats differ");
                 assert!(got.capture[1].to_vec() == c1, "{m}: Black's threats differ");
                 threats += t0 + t1;
-                compared += 1;
+                compared += usize::from(threads == 1);
             }
             let [a, b] = want.values;
             store.insert_codes(
