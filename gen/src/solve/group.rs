@@ -337,6 +337,66 @@ pub(super) fn solve_group<S: Finished, R: Results>(
     })
 }
 
+/// [`solve_group`] for a group of a slice without kings: one position a side, and every
+/// move leaves the group (a man move into a solved group, a crowning or a capture into
+/// another slice), so each position is classified once ([`GroupInit::start`]) and written,
+/// without the cells, level lists and propagation of a group with kings (a men-only slice
+/// has millions of groups, and those were most of their time).
+pub(super) fn solve_men_group<S: Finished, R: Results>(
+    cx: &SliceSolve<S, R>,
+    grp: u64,
+    sc: &mut Scratch<S::Cache>,
+) -> Result<GroupResult, SolveError<S::Error>> {
+    debug_assert_eq!(cx.ix.kings_per_group(), 1);
+    let Scratch {
+        moves,
+        after,
+        man_moves,
+        look,
+        ..
+    } = sc;
+    let dec = cx.ix.group_decoder(grp);
+    let (wmen, bmen) = dec.men();
+    let first_move = list_man_moves(cx, wmen, bmen, man_moves);
+    let init = GroupInit {
+        cx,
+        man_moves,
+        first_move: &first_move,
+        dec: &dec,
+        group_men: wmen | bmen,
+    };
+    let mut counts = [[0u64; 3]; 2];
+    let mut max_plies = 0u16;
+    let mut plies = [None; 2];
+    let i = grp as usize;
+    for side in [Color::White, Color::Black] {
+        let s = side.index();
+        let (code, capture) = match init.start((0, 0), side, moves, after, look)? {
+            Start::Known { code, capture } => (code, capture),
+            // Only a king's move stays in its group.
+            Start::Open { .. } => unreachable!("a position without kings waits for nothing"),
+        };
+        cx.slice.values.set_run(s, i, 1, |_| code);
+        if capture {
+            cx.slice.capture[s][i / 64].fetch_or(1 << (i % 64), Relaxed);
+        }
+        tally(&mut counts[s], &mut max_plies, code);
+        plies[s] = code.plies();
+    }
+    // The levels [`solve_group`] would count: one a distinct distance.
+    let levels = match plies {
+        [None, None] => 0,
+        [Some(a), Some(b)] if a != b => 2,
+        _ => 1,
+    };
+    Ok(GroupResult {
+        counts,
+        max_plies,
+        levels,
+        reported: 0,
+    })
+}
+
 impl<C> Scratch<C> {
     /// Empties the buffers for a group of `kk` kings placements a side, its cells open. The
     /// group's buffers may be slice-sized (a slice of kings only is one group): a failed

@@ -47,7 +47,7 @@ mod resume;
 pub use bitpar::{
     bitpar_memory, bitpar_supports, solve_slice_bitpar_wld, solve_slice_bitpar_wld_in,
 };
-use group::{solve_group, Scratch, SliceSolve, PROGRESS_BATCH};
+use group::{solve_group, solve_men_group, Scratch, SliceSolve, PROGRESS_BATCH};
 #[cfg(test)]
 pub(crate) use reference::solve_slice_reference;
 use resume::{Checkpoint, Progress};
@@ -934,6 +934,7 @@ fn grouped<S: Finished, R: Results>(
         .map(|_| CachePadded::new(Mutex::new(Scratch::default())))
         .collect();
     let start = resume_point(checkpoint.as_deref(), &sizes, &slice);
+    let men_only = material.white_kings + material.black_kings == 0;
     // The slice's figures so far: the rounds taken over, then each round merged in.
     let mut total = GroupResult {
         counts: start.counts,
@@ -950,7 +951,11 @@ fn grouped<S: Finished, R: Results>(
         let alone = serial || level_groups.len() == 1;
         let one = |&grp: &u64| {
             with_buffers(&pool, |sc, pooled| {
-                let r = solve_group(&cx, grp, sc, alone.then_some(progress));
+                let r = if men_only {
+                    solve_men_group(&cx, grp, sc)
+                } else {
+                    solve_group(&cx, grp, sc, alone.then_some(progress))
+                };
                 // Progress in batches: a men-only slice has millions of groups of a few
                 // positions, and each report is an atomic add and a clock read. A group
                 // alone in its round has reported its init pass already.
