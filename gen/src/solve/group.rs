@@ -112,9 +112,25 @@ impl<S, R> SliceSolve<'_, S, R> {
 struct GroupInit<'a, S, R> {
     cx: &'a SliceSolve<'a, S, R>,
     man_moves: &'a [ManMove],
-    first_move: &'a [u8; 64],
-    dec: &'a dtb_probe::internal::index::GroupDecoder,
+    first_move: [u8; 64],
+    dec: dtb_probe::internal::index::GroupDecoder,
     group_men: u64,
+}
+
+impl<'a, S, R> GroupInit<'a, S, R> {
+    /// Group `grp`'s decoder and its man moves (listed into `man_moves`).
+    fn new(cx: &'a SliceSolve<'a, S, R>, grp: u64, man_moves: &'a mut Vec<ManMove>) -> Self {
+        let dec = cx.ix.group_decoder(grp);
+        let (wmen, bmen) = dec.men();
+        let first_move = list_man_moves(cx, wmen, bmen, man_moves);
+        GroupInit {
+            cx,
+            man_moves,
+            first_move,
+            dec,
+            group_men: wmen | bmen,
+        }
+    }
 }
 
 impl<S: Finished, R: Results> GroupInit<'_, S, R> {
@@ -133,8 +149,8 @@ impl<S: Finished, R: Results> GroupInit<'_, S, R> {
         let GroupInit {
             cx,
             man_moves,
-            first_move,
-            dec,
+            ref first_move,
+            ref dec,
             group_men,
         } = *self;
         let SliceSolve {
@@ -300,16 +316,7 @@ pub(super) fn solve_group<S: Finished, R: Results>(
         look,
         unreported: _,
     } = sc;
-    let dec = cx.ix.group_decoder(grp);
-    let (wmen, bmen) = dec.men();
-    let first_move = list_man_moves(cx, wmen, bmen, man_moves);
-    let init = GroupInit {
-        cx,
-        man_moves,
-        first_move: &first_move,
-        dec: &dec,
-        group_men: wmen | bmen,
-    };
+    let init = GroupInit::new(cx, grp, man_moves);
     let reported = match parallel.filter(|_| kk >= 2 * INIT_CHUNK) {
         Some(progress) => init.parallel(cells, kings, frontier, cands, progress)?,
         None => {
@@ -320,9 +327,9 @@ pub(super) fn solve_group<S: Finished, R: Results>(
     let levels = GroupLevels {
         kk,
         kings,
-        men: wmen | bmen,
+        men: init.group_men,
         steps: cx.steps,
-        dec: &dec,
+        dec: &init.dec,
         // DTC codes are flagged wherever a conversion ends a distance.
         mixed: mixed_levels(cx.rules) || cx.count.is_some(),
     }
@@ -355,16 +362,7 @@ pub(super) fn solve_men_group<S: Finished, R: Results>(
         look,
         ..
     } = sc;
-    let dec = cx.ix.group_decoder(grp);
-    let (wmen, bmen) = dec.men();
-    let first_move = list_man_moves(cx, wmen, bmen, man_moves);
-    let init = GroupInit {
-        cx,
-        man_moves,
-        first_move: &first_move,
-        dec: &dec,
-        group_men: wmen | bmen,
-    };
+    let init = GroupInit::new(cx, grp, man_moves);
     let mut counts = [[0u64; 3]; 2];
     let mut max_plies = 0u16;
     let mut plies = [None; 2];
