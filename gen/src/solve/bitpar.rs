@@ -225,6 +225,7 @@ struct WorkerBufs<C> {
 /// Wins and losses per side, and threat positions per side.
 type Counts = ([[u64; 2]; 2], [u64; 2]);
 
+/// The sum of two [`Counts`].
 fn add_counts((a, ta): Counts, (b, tb): Counts) -> Counts {
     (
         [
@@ -251,9 +252,9 @@ struct Pass<'a> {
 /// Each worker thread's [`WorkerBufs`], by rayon's thread index.
 type Workers<C> = [CachePadded<Mutex<WorkerBufs<C>>>];
 
-/// Rows a task takes where a group's rows are shared among the threads (a multiple of 64:
-/// the rows to re-evaluate are kept a bit a row).
-/// (64 in tests, so that their small groups are shared too.)
+/// Rows a task takes where a group's rows are shared among the threads: a multiple of 64
+/// (the rows to re-evaluate are kept a bit a row), and 64 in tests so that their small
+/// groups are shared too.
 const CHUNK: usize = if cfg!(test) { 64 } else { 4096 };
 
 /// Runs `f` with this thread's buffers of `workers` (fresh ones where they are taken).
