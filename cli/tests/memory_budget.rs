@@ -36,7 +36,7 @@ fn wld_plan(pieces: u32, dir: &Path, memory: u64) -> Plan {
 
 /// English 2-5 WLD with a large budget (everything in memory) and with one small enough
 /// that finished slices go to scratch files (slices of kings only are solved by the
-/// bit-parallel solver with the large budget, in bits with the small one), the largest slices with men keep their own outcomes in mapped scratch
+/// bit-parallel solver with the large budget, with lean rows with the small one), the largest slices with men keep their own outcomes in mapped scratch
 /// files (grouped and bit-parallel solvers alike), and with scratch disk limited, finished slices are read from their table files:
 /// the same 45 files, byte for byte; no scratch file left behind.
 #[test]
@@ -51,10 +51,13 @@ fn a_small_budget_writes_the_same_files() {
         "96 MiB should not hold 2-5's finished slices"
     );
     // A slice of kings only: the bit-parallel solver where it fits three quarters of the
-    // budget, else the bit solver (so the two builds compare them too).
+    // budget, with lean rows where only they fit (so the two builds compare them too), else
+    // the bit solver.
     let kings = Material::parse("0104").unwrap();
     assert_eq!(large.wld_solver(kings, 2).0, WldSolver::BitParallel);
-    assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::Bits);
+    assert_eq!(tight.wld_solver(kings, 2).0, WldSolver::BitParallelLean);
+    let tiny = wld_plan(5, small.path(), 68 << 20);
+    assert_eq!(tiny.wld_solver(kings, 2).0, WldSolver::Bits);
     // The largest slices with men keep their own outcomes in mapped scratch files.
     let mapped: Vec<Material> = tight
         .slices()

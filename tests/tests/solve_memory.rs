@@ -15,7 +15,7 @@
 use std::alloc::System;
 
 use dtb_gen::solve::{
-    bitpar_memory, bitpar_supports, solve_memory, solve_slice, solve_slice_bitpar_wld,
+    bitpar_memory, bitpar_supports, solve_memory, solve_slice, solve_slice_bitpar_wld_in, BitparHow,
 };
 use dtb_gen::store::Store;
 use dtb_probe::{Material, Rules};
@@ -60,20 +60,25 @@ fn solver_memory_estimate_bounds_the_measured_peak() {
         }
         println!("{m}: estimate {estimate} measured {peak}");
         // The bit-parallel WLD solver's estimate too, where it takes the slice (one group on
-        // every thread for kings only).
-        if bitpar_supports(&E, m) {
-            let (results, rest) = bitpar_memory(&E, m, false, threads);
+        // every thread for kings only), with lean rows as well.
+        for lean in [false, true].into_iter().filter(|_| bitpar_supports(&E, m)) {
+            let how = BitparHow {
+                threats: false,
+                lean,
+            };
+            let (results, rest) = bitpar_memory(&E, m, how, threads);
             HEAP.reset_peak_memory();
-            let wld = solve_slice_bitpar_wld(&E, &store, m).unwrap_or_else(|e| panic!("{m}: {e}"));
+            let wld = solve_slice_bitpar_wld_in(&E, &store, m, how, None, &|_| {})
+                .unwrap_or_else(|e| panic!("{m}: {e}"));
             let peak = HEAP.get_peak_memory() as u64;
             drop(wld);
             println!(
-                "{m}: bit-parallel estimate {} measured {peak}",
+                "{m}: bit-parallel (lean {lean}) estimate {} measured {peak}",
                 results + rest
             );
             assert!(
                 peak <= results + rest,
-                "{m}: bit-parallel peak {peak} bytes above the estimate {}",
+                "{m}: bit-parallel (lean {lean}) peak {peak} bytes above the estimate {}",
                 results + rest
             );
             bitpar_checked += 1;
@@ -81,7 +86,7 @@ fn solver_memory_estimate_bounds_the_measured_peak() {
         store.insert(solved.into_stored());
     }
     println!("worst ratio {:.2} on {}", worst.0, worst.1);
-    assert!(bitpar_checked >= 20, "{bitpar_checked} bit-parallel slices");
+    assert!(bitpar_checked >= 40, "{bitpar_checked} bit-parallel slices");
     // 2-4 has few slices over 1 MiB; the 5-piece ones all are.
     assert!(
         checked >= 10,

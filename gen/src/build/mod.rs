@@ -23,7 +23,7 @@ use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
     bitpar_memory, bitpar_supports, group_too_large, solve_memory, solve_memory_wld, solve_slice,
     solve_slice_bitpar_wld_in, solve_slice_dtc, solve_slice_grouped_wld_in, stored_codes,
-    MappedResults, SolvedSlice, SolvedWld,
+    BitparHow, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
 use crate::words::Words;
@@ -1210,10 +1210,12 @@ fn solve_wld_from<S: Finished>(
 ) -> Result<SolvedWld, BuildError> {
     match method {
         WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &|n| obs.progress(n)),
-        WldSolver::BitParallel => {
-            solve_slice_bitpar_wld_in(&plan.rules, src, m, plan.writes_threats(), mapped, &|n| {
-                obs.progress(n)
-            })
+        WldSolver::BitParallel | WldSolver::BitParallelLean => {
+            let how = BitparHow {
+                threats: plan.writes_threats(),
+                lean: method == WldSolver::BitParallelLean,
+            };
+            solve_slice_bitpar_wld_in(&plan.rules, src, m, how, mapped, &|n| obs.progress(n))
         }
         WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
             &plan.rules,

@@ -433,10 +433,18 @@ impl Plan {
     /// solver's planes.
     pub fn results_disk_bytes(&self, m: Material, threads: usize) -> u64 {
         match self.wld_solver(m, threads).0 {
-            WldSolver::BitParallel => {
-                bitpar_memory(&self.rules, m, self.writes_threats(), threads).0
+            WldSolver::BitParallel | WldSolver::BitParallelLean => {
+                bitpar_memory(&self.rules, m, self.bitpar_how(false), threads).0
             }
             _ => wld_results_bytes(SliceIndex::new(m, self.rules.geometry()).size()),
+        }
+    }
+
+    /// How the bit-parallel solver solves a slice of this build, with lean rows or not.
+    fn bitpar_how(&self, lean: bool) -> BitparHow {
+        BitparHow {
+            threats: self.writes_threats(),
+            lean,
         }
     }
 
@@ -448,16 +456,24 @@ impl Plan {
             // (it runs the slice's one men group on every thread, 2.5x faster a core than
             // the bit solver on English 0304: performance-history, session 34), else the
             // bit solver (seven bits a position).
+            // With lean rows (the other kings' moves found when needed, not kept) where only
+            // they fit.
             if bitpar_supports(&self.rules, m) {
-                let (results, rest) = bitpar_memory(&self.rules, m, self.writes_threats(), threads);
-                if OVERHEAD_BYTES + results + rest <= self.memory / 4 * 3 {
-                    return (WldSolver::BitParallel, results + rest);
+                for (lean, method) in [
+                    (false, WldSolver::BitParallel),
+                    (true, WldSolver::BitParallelLean),
+                ] {
+                    let (results, rest) =
+                        bitpar_memory(&self.rules, m, self.bitpar_how(lean), threads);
+                    if OVERHEAD_BYTES + results + rest <= self.memory / 4 * 3 {
+                        return (method, results + rest);
+                    }
                 }
             }
             return (WldSolver::Bits, kings_wld_memory(ix.size(), threads));
         }
         if bitpar_supports(&self.rules, m) {
-            let (results, rest) = bitpar_memory(&self.rules, m, self.writes_threats(), threads);
+            let (results, rest) = bitpar_memory(&self.rules, m, self.bitpar_how(false), threads);
             return (
                 WldSolver::BitParallel,
                 rest + if mapped { 0 } else { results },
@@ -744,8 +760,11 @@ pub enum WldSolver {
     /// [`crate::bitbase::solve_kings_wld`]: bitmaps, for slices of kings only.
     Bits,
     /// [`crate::solve::solve_slice_bitpar_wld`]: a king's squares a word, for 8x8 slices
-    /// with men and short kings.
+    /// with short kings.
     BitParallel,
+    /// The same with lean rows ([`crate::solve::BitparHow::lean`]), for a slice of kings
+    /// only whose rows would not fit the budget otherwise.
+    BitParallelLean,
 }
 
 /// Memory a build may use, bytes: the least of the memory available now (Linux

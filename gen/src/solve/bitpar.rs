@@ -191,6 +191,11 @@ struct Shape {
     starts: Vec<u32>,
     moves: Vec<RowMove>,
     exits: Vec<ManExit>,
+    /// Lean rows ([`BitparHow::lean`]): no `starts` or `moves`; a row's king moves are
+    /// found from its kings when they are needed, ranked by this decoder of the other
+    /// kings. `men`: the group's men.
+    lean: Option<GroupDecoder>,
+    men: u64,
 }
 
 /// A group's buffers, reused from group to group.
@@ -220,6 +225,17 @@ struct WorkerBufs<C> {
     after: Vec<Position>,
     legal: Vec<Move>,
     look: C,
+}
+
+/// How [`solve_slice_bitpar_wld_in`] solves a slice.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BitparHow {
+    /// Find the threat positions of a format version 3 file too.
+    pub threats: bool,
+    /// Lean rows: the other kings' moves found when a row needs them instead of kept (32
+    /// bytes a king a row: most of a kings-only slice's memory), for slices whose rows
+    /// would not fit the budget otherwise ([`bitpar_memory`]).
+    pub lean: bool,
 }
 
 /// Wins and losses per side, and threat positions per side.
@@ -291,6 +307,8 @@ struct BitSlice<'a, S> {
     capture: [&'a [AtomicU64]; 2],
     /// Find the threat positions and mark them in `capture` too.
     threats: bool,
+    /// Lean rows ([`BitparHow::lean`]).
+    lean: bool,
 }
 
 /// Peak heap bytes [`solve_slice_bitpar_wld_in`] is expected to use for slice `material` on
@@ -303,9 +321,10 @@ struct BitSlice<'a, S> {
 pub fn bitpar_memory(
     rules: &Rules,
     material: Material,
-    threats: bool,
+    how: BitparHow,
     threads: usize,
 ) -> (u64, u64) {
+    let BitparHow { threats, lean } = how;
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let lay = Layout::new(rules, material);
@@ -314,12 +333,12 @@ pub fn bitpar_memory(
     let [even, odd] = plane_halves(potential_sizes(rules.geometry(), material));
     let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
-    // A row: its kings (16), valid slots (4), move ranges (8), both sides' planes (2 x 24),
-    // both sides' capture slots (8) and dirty bits, the later copies' bits where a round of
-    // one group is shared among the threads (8), and up to four moves (8 bytes each) of
-    // each other king.
+    // A row: its kings (16), valid slots (4), both sides' planes (2 x 24), both sides'
+    // capture slots (8) and dirty bits, the later copies' bits where a round of one group is
+    // shared among the threads (8), and unless lean, its move ranges (8) and up to four
+    // moves (8 bytes each) of each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
-    let per_row = 16 + 4 + 8 + 48 + 8 + 8 + 32 * others;
+    let per_row = 16 + 4 + 48 + 8 + 8 + if lean { 0 } else { 8 + 32 * others };
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     (
@@ -355,7 +374,7 @@ pub fn solve_slice_bitpar_wld<S: Finished>(
     src: &S,
     material: Material,
 ) -> Result<SolvedWld, SolveError<S::Error>> {
-    solve_slice_bitpar_wld_in(rules, src, material, false, None, &|_| {})
+    solve_slice_bitpar_wld_in(rules, src, material, BitparHow::default(), None, &|_| {})
 }
 
 /// [`solve_slice_bitpar_wld`], reporting progress (four units a position, as the grouped
@@ -375,10 +394,11 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     rules: &Rules,
     src: &S,
     material: Material,
-    threats: bool,
+    how: BitparHow,
     mapped: Option<&MappedResults>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SolvedWld, SolveError<S::Error>> {
+    let BitparHow { threats, lean } = how;
     assert!(
         bitpar_supports(rules, material),
         "{material}: not bit-parallel"
@@ -437,6 +457,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         values: [v0.atomics(), v1.atomics()],
         capture: [c0.atomics(), c1.atomics()],
         threats: with_threats,
+        lean,
     };
     // One set of buffers a worker thread, kept from group to group.
     let threads = rayon::current_num_threads().max(1);
@@ -641,7 +662,11 @@ impl<S: Finished> BitSlice<'_, S> {
         let all = self.rules.geometry().all;
         let rows = self.lay.rows;
         let sh = &mut b.sh;
-        if wide {
+        sh.men = wmen | bmen;
+        sh.lean = self.lean.then(|| odec.clone());
+        if self.lean {
+            Self::lean_rows(odec, sh, (rows, all), wide);
+        } else if wide {
             // Each row's kings, valid slots and number of moves a colour; then where each
             // row's moves start; then the moves, each task into its rows' part of the list.
             sh.kings.clear();
@@ -732,6 +757,62 @@ impl<S: Finished> BitSlice<'_, S> {
             }
             b.dirty[side].clear();
             b.dirty[side].resize_with(rows.div_ceil(64), AtomicU64::default);
+        }
+    }
+
+    /// [`BitSlice::rows_of`] for lean rows: the `rows` rows' kings and valid slots alone
+    /// (`all`: the board's squares).
+    fn lean_rows(odec: &GroupDecoder, sh: &mut Shape, (rows, all): (usize, u64), wide: bool) {
+        let men = sh.men;
+        // The kings and valid slots alone.
+        sh.starts.clear();
+        sh.moves.clear();
+        sh.kings.clear();
+        sh.valid.clear();
+        if wide {
+            sh.kings.par_extend(rayon::iter::repeat_n((0, 0), rows));
+            sh.kings
+                .par_chunks_mut(CHUNK)
+                .enumerate()
+                .for_each(|(i, kings)| {
+                    for (k, p) in kings.iter_mut().zip(odec.kings_from((i * CHUNK) as u64)) {
+                        *k = p;
+                    }
+                });
+            sh.valid.par_extend(
+                sh.kings
+                    .par_iter()
+                    .map(|&(wo, bo)| (all & !(men | wo | bo)) as u32),
+            );
+        } else {
+            sh.kings.extend(odec.kings_from(0));
+            sh.valid.extend(
+                sh.kings
+                    .iter()
+                    .map(|&(wo, bo)| (all & !(men | wo | bo)) as u32),
+            );
+        }
+    }
+
+    /// The moves of `side`'s other kings from row `r`, to `put`: from the group's list, or
+    /// with lean rows found from the row's kings.
+    #[inline(always)]
+    fn each_move(&self, sh: &Shape, r: usize, side: Color, mut put: impl FnMut(RowMove)) {
+        match &sh.lean {
+            None => {
+                let (lo, hi) = Self::range(&sh.starts, r, side);
+                for &m in &sh.moves[lo..hi] {
+                    put(m);
+                }
+            }
+            Some(odec) => {
+                let (wo, bo) = sh.kings[r];
+                let own = match side {
+                    Color::White => wo,
+                    Color::Black => bo,
+                };
+                self.row_moves(odec, sh.men, (r, (wo, bo)), own, put);
+            }
         }
     }
 
@@ -916,9 +997,27 @@ impl<S: Finished> BitSlice<'_, S> {
                 moves |= quiet & from_of(g, v, d);
             }
         }
-        let (lo, hi) = Self::range(&sh.starts, r, side);
-        for m in &sh.moves[lo..hi] {
-            moves |= quiet & !m.to;
+        if sh.lean.is_none() {
+            let (lo, hi) = Self::range(&sh.starts, r, side);
+            for m in &sh.moves[lo..hi] {
+                moves |= quiet & !m.to;
+            }
+        } else {
+            // Where a king moves, not where its move leads: no ranking.
+            let occ = sh.men | others.0 | others.1;
+            let mut ks = match side {
+                Color::White => others.0,
+                Color::Black => others.1,
+            };
+            while ks != 0 {
+                let a = ks.trailing_zeros() as u8;
+                ks &= ks - 1;
+                let mut to = self.steps.king_targets(a, occ);
+                while to != 0 {
+                    moves |= quiet & !(1u32 << to.trailing_zeros());
+                    to &= to - 1;
+                }
+            }
         }
         let occ_others = others.0 | others.1;
         for e in sh.exits.iter().filter(|e| e.side == side) {
@@ -1051,12 +1150,11 @@ impl<S: Finished> BitSlice<'_, S> {
                 bad |= from_of(g, u, d);
             }
         }
-        let (lo, hi) = Self::range(&sh.starts, r, side);
-        for m in &sh.moves[lo..hi] {
+        self.each_move(sh, r, side, |m| {
             let (mine, theirs) = caps(m.row as usize);
             any |= !m.to;
             bad |= breaks(mine, theirs) & !m.to;
-        }
+        });
         let (wo, bo) = sh.kings[r];
         for e in sh.exits.iter().filter(|e| e.side == side) {
             if (wo | bo) >> e.to & 1 != 0 {
@@ -1587,12 +1685,11 @@ impl<S: Finished> BitSlice<'_, S> {
                         all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
                     }
                 }
-                let (lo, hi) = Self::range(&p.sh.starts, r, side);
-                for m in &p.sh.moves[lo..hi] {
+                self.each_move(p.sh, r, side, |m| {
                     let t = p.them[m.row as usize];
                     wins |= t.loss();
                     all_won &= t.win() | m.to;
-                }
+                });
                 let won = open & wins;
                 let lost = open & !wins & all_won;
                 if won | lost == 0 {
@@ -1604,10 +1701,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 if side.opponent() == inner {
                     mark(r);
                 }
-                let (lo, hi) = Self::range(&p.sh.starts, r, side.opponent());
-                for m in &p.sh.moves[lo..hi] {
-                    mark(m.row as usize);
-                }
+                self.each_move(p.sh, r, side.opponent(), |m| mark(m.row as usize));
             }
         }
         changed
@@ -1900,7 +1994,8 @@ mod tests {
                 solve_slice_grouped_wld(&rules, &store, m, false, &|_| {}).unwrap()
             };
             // On one thread, and on three: a round of one group (every kings-only slice's
-            // and some of the others') then shares its rows among the threads.
+            // and some of the others') then shares its rows among the threads; with threat
+            // positions on three threads, lean rows.
             for threads in [1, 3] {
                 if !bitpar_supports(&rules, m) {
                     break;
@@ -1927,9 +2022,20 @@ mod tests {
                 let t0 = add_threats(&rules, &ix, Color::White, &mut c0, &c1);
                 let t1 = add_threats(&rules, &ix, Color::Black, &mut c1, &c0);
                 let got = pool
-                    .install(|| solve_slice_bitpar_wld_in(&rules, &store, m, true, None, &|_| {}))
+                    .install(|| {
+                        let how = BitparHow {
+                            threats: true,
+                            lean: threads == 3,
+                        };
+                        solve_slice_bitpar_wld_in(&rules, &store, m, how, None, &|_| {})
+                    })
                     .unwrap();
                 assert_eq!(got.threats, Some([t0, t1]), "{m}");
+                for side in 0..2 {
+                    for i in 0..want.size {
+                        assert_eq!(got.code(side, i), want.code(side, i), "{m} {side} {i}");
+                    }
+                }
                 assert!(got.capture[0].to_vec() == c0, "{m}: White's threats differ");
                 assert!(got.capture[1].to_vec() == c1, "{m}: Black's threats differ");
                 threats += t0 + t1;
