@@ -600,15 +600,29 @@ fn fen_facts_five_pieces() {
     });
 }
 
-/// The 7-piece row (Banks: Black to play and draw) needs 7-piece tables, which are far beyond
-/// a test build: point DTB_ENGLISH7_DIR at a directory holding them.
+/// The 7-piece rows (Banks: Black to play and draw; the Fourth Position, both sides to move)
+/// need 7-piece tables, which are far beyond a test build: point DTB_ENGLISH7_DIR at a
+/// directory holding them.
 #[test]
 #[ignore = "long: needs 7-piece tables (set DTB_ENGLISH7_DIR)"]
 fn fen_facts_seven_pieces() {
     let dir = std::env::var_os("DTB_ENGLISH7_DIR")
         .expect("set DTB_ENGLISH7_DIR to a directory with English 2-7 piece tables");
     let tb = Tablebase::open(dir, E).unwrap();
-    assert_eq!(check_fen_facts(&tb, 6, 7), 1);
+    assert_eq!(check_fen_facts(&tb, 6, 7), 3);
+}
+
+/// The 8-piece rows (Bowen's Twins, both sides to move: slice 2213, stored as 1322) need
+/// 8-piece tables: point DTB_ENGLISH8_DIR at a directory holding the 2-7 tables and the
+/// 8-piece slices those positions reach (`dtb gen --slice 2213 --with-deps` over the 2-7
+/// tables builds them: 0404, 0413, 0422, 1313 and 1322).
+#[test]
+#[ignore = "long: needs 8-piece tables (set DTB_ENGLISH8_DIR)"]
+fn fen_facts_eight_pieces() {
+    let dir = std::env::var_os("DTB_ENGLISH8_DIR")
+        .expect("set DTB_ENGLISH8_DIR to a directory with English 8-piece tables");
+    let tb = Tablebase::open(dir, E).unwrap();
+    assert_eq!(check_fen_facts(&tb, 8, 8), 2);
 }
 
 /// Qualitative fact (Lasker, Diagram 88 text): two kings force the win against a king in a
