@@ -606,9 +606,7 @@ fn fen_facts_five_pieces() {
 #[test]
 #[ignore = "long: needs 7-piece tables (set DTB_ENGLISH7_DIR)"]
 fn fen_facts_seven_pieces() {
-    let dir = std::env::var_os("DTB_ENGLISH7_DIR")
-        .expect("set DTB_ENGLISH7_DIR to a directory with English 2-7 piece tables");
-    let tb = Tablebase::open(dir, E).unwrap();
+    let tb = tables_named_by("DTB_ENGLISH7_DIR", "English 2-7 piece tables");
     assert_eq!(check_fen_facts(&tb, 6, 7), 3);
 }
 
@@ -619,10 +617,16 @@ fn fen_facts_seven_pieces() {
 #[test]
 #[ignore = "long: needs 8-piece tables (set DTB_ENGLISH8_DIR)"]
 fn fen_facts_eight_pieces() {
-    let dir = std::env::var_os("DTB_ENGLISH8_DIR")
-        .expect("set DTB_ENGLISH8_DIR to a directory with English 8-piece tables");
-    let tb = Tablebase::open(dir, E).unwrap();
+    let tb = tables_named_by("DTB_ENGLISH8_DIR", "English 8-piece tables");
     assert_eq!(check_fen_facts(&tb, 8, 8), 2);
+}
+
+/// The English tables in the directory environment variable `var` names (`what` they must
+/// be, for the message where it is not set).
+fn tables_named_by(var: &str, what: &str) -> Tablebase {
+    let dir =
+        std::env::var_os(var).unwrap_or_else(|| panic!("set {var} to a directory with {what}"));
+    Tablebase::open(dir, E).unwrap()
 }
 
 /// Qualitative fact (Lasker, Diagram 88 text): two kings force the win against a king in a
