@@ -21,9 +21,9 @@ use crate::finished::{Finished, TableSource};
 use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
-    bitpar_memory, bitpar_supports, group_too_large, solve_memory, solve_memory_wld, solve_slice,
-    solve_slice_bitpar_wld_in, solve_slice_dtc, solve_slice_grouped_wld_in, stored_codes,
-    BitparHow, MappedResults, SolvedSlice, SolvedWld,
+    bitpar_memory, bitpar_move_list_fits, bitpar_supports, group_too_large, solve_memory,
+    solve_memory_wld, solve_slice, solve_slice_bitpar_wld_in, solve_slice_dtc,
+    solve_slice_grouped_wld_in, stored_codes, BitparHow, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
 use crate::words::Words;

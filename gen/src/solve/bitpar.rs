@@ -40,7 +40,8 @@ use std::sync::PoisonError;
 
 /// Whether [`solve_slice_bitpar_wld`] takes slice `material` under `rules`: 8x8 (a row is a
 /// 32-bit word), kings that move one square, compulsory capture (a capture position has no
-/// quiet move), and a king to be the innermost.
+/// quiet move), a king to be the innermost, and rows a group that a `u32` numbers (English
+/// kings-only slices of eleven pieces and more have more).
 pub fn bitpar_supports(rules: &Rules, material: Material) -> bool {
     rules.kings == KingRange::Short
         && rules.capture_compulsory
@@ -48,6 +49,21 @@ pub fn bitpar_supports(rules: &Rules, material: Material) -> bool {
         && material.white_kings + material.black_kings > 0
         && material.white() > 0
         && material.black() > 0
+        && Layout::new(rules, material).rows as u64 <= u64::from(u32::MAX)
+}
+
+/// Whether a men group's list of the other kings' moves (numbered by `u32`: at most four
+/// moves a king a row) holds them all. Where it may not (English kings-only slices of nine
+/// pieces and more: 0405 would need 18.9 G entries), the solver's rows are lean
+/// ([`BitparHow::lean`]) whatever it is asked.
+pub fn bitpar_move_list_fits(rules: &Rules, material: Material) -> bool {
+    let Some(others) = (material.white_kings + material.black_kings).checked_sub(1) else {
+        return true; // no king: no rows
+    };
+    let others = u64::from(others);
+    (Layout::new(rules, material).rows as u64)
+        .checked_mul(4 * others)
+        .is_some_and(|moves| moves <= u64::from(u32::MAX))
 }
 
 /// Which king is innermost, and how the other kings are numbered into rows.
@@ -325,6 +341,7 @@ pub fn bitpar_memory(
     threads: usize,
 ) -> (u64, u64) {
     let BitparHow { threats, lean } = how;
+    let lean = lean || !bitpar_move_list_fits(rules, material);
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let lay = Layout::new(rules, material);
@@ -403,6 +420,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
         bitpar_supports(rules, material),
         "{material}: not bit-parallel"
     );
+    let lean = lean || !bitpar_move_list_fits(rules, material);
     let ix = SliceIndex::new(material, rules.geometry());
     let n = ix.size();
     let kk = ix.kings_per_group();
@@ -2166,5 +2184,26 @@ mod tests {
             &Rules::ENGLISH,
             Material::parse("1100").unwrap()
         ));
+    }
+
+    /// Rows and the other kings' move lists are numbered by `u32`: past what it numbers, a
+    /// slice's rows are lean (no move list) or, past the rows, it is not bit-parallel.
+    #[test]
+    fn what_a_u32_numbers() {
+        let e = Rules::ENGLISH;
+        let m = |s: &str| Material::parse(s).unwrap();
+        // The largest rows at eight pieces: 0404's, four white kings and three black ones
+        // (Black's fourth innermost) on 32 squares, at most four moves each of the seven.
+        assert_eq!(Layout::new(&e, m("0404")).rows, 117_804_960);
+        assert!(bitpar_move_list_fits(&e, m("0404")));
+        assert!(bitpar_move_list_fits(&e, m("1111")));
+        // 0405: 589,024,800 rows x 8 kings x 4 = 18.8 G moves.
+        assert!(bitpar_supports(&e, m("0405")));
+        assert!(!bitpar_move_list_fits(&e, m("0405")));
+        // 0505: 3,534,148,800 rows; 0506: 13,547,570,400.
+        assert!(bitpar_supports(&e, m("0505")));
+        assert!(!bitpar_supports(&e, m("0506")));
+        // No king: no rows, nothing to number.
+        assert!(bitpar_move_list_fits(&e, m("2020")));
     }
 }
