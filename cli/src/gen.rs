@@ -216,7 +216,8 @@ impl Observer for Bars {
 
 impl Bars {
     /// The whole run so far, for the JSON line of each slice: the share of this run's
-    /// solving work done (0 to 1, in the work units of the overall bar: four a position),
+    /// solving work done (0 to 1, in the work units of the overall bar: each slice's
+    /// solver's cost, [`dtb_gen::build::Plan::work`]),
     /// the seconds since its first slice started, and the seconds left at the mean rate
     /// so far (null before any work is done).
     fn build_json(&self) -> serde_json::Map<String, serde_json::Value> {
@@ -487,7 +488,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         _ => "DTW",
     });
     let multi = MultiProgress::new();
-    // The whole build in work units (four a position solved): rate and ETA of all of it.
+    // The whole build in work units (each slice's solver's cost): rate and ETA of all of it.
     let overall = multi.add(ProgressBar::new(1));
     overall.set_style(
         ProgressStyle::with_template(
@@ -499,7 +500,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     overall.set_prefix("total");
     let slice = multi.add(ProgressBar::new(1));
     slice.set_style(
-        ProgressStyle::with_template("{msg:>12} [{bar:30}] {percent:>3}% {per_sec} ETA {eta}")
+        ProgressStyle::with_template("{msg:>12} [{bar:30}] {percent:>3}% ETA {eta}")
             .expect("valid template")
             .progress_chars("=> "),
     );

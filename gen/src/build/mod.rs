@@ -21,8 +21,8 @@ use crate::finished::{Finished, TableSource};
 use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
-    bitpar_memory, bitpar_move_list_fits, bitpar_supports, group_too_large, solve_memory,
-    solve_memory_wld, solve_slice, solve_slice_bitpar_wld_in, solve_slice_dtc,
+    bitpar_memory, bitpar_move_list_fits, bitpar_slots, bitpar_supports, group_too_large,
+    solve_memory, solve_memory_wld, solve_slice, solve_slice_bitpar_wld_in, solve_slice_dtc,
     solve_slice_grouped_wld_in, stored_codes, BitparHow, MappedResults, SolvedSlice, SolvedWld,
 };
 use crate::store::{Codes, Layered, Store};
@@ -183,8 +183,9 @@ pub struct SliceStats {
 
 /// What a build reports as it goes; the CLI draws progress bars from it.
 pub trait Observer: Sync {
-    /// Before the first slice: the work units (four a position solved) of every slice this
-    /// run will solve, for an overall rate and ETA.
+    /// Before the first slice: the work units of every slice this run will solve, for an
+    /// overall rate and ETA: a slice's units are its solver's cost ([`Plan::work`]; four a
+    /// position in a build with distances).
     fn build_start(&self, _work: u64) {}
     /// A slice starts: its number (0-based), the total, and the work units it will report.
     fn slice_start(&self, _i: usize, _total: usize, _m: Material, _work: u64) {}
@@ -484,15 +485,15 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
         }
     };
     let readers = Readers::new(&plan.slices, &done, &plan.whole(&done));
+    let threads = rayon::current_num_threads();
     obs.build_start(
         plan.slices
             .iter()
             .zip(&done)
             .filter(|(_, &d)| !d)
-            .map(|(&m, _)| 4 * SliceIndex::new(m, plan.rules.geometry()).size())
+            .map(|(&m, _)| plan.work(m, threads))
             .sum(),
     );
-    let threads = rayon::current_num_threads();
     // Finished slices go to scratch files when they do not fit beside the slices solved.
     let spill = plan
         .needs_spill(threads)
@@ -537,12 +538,7 @@ pub fn run(plan: &Plan, obs: &dyn Observer) -> Result<Vec<SliceStats>, BuildErro
                     obs,
                 )?
             } else {
-                obs.slice_start(
-                    i,
-                    total,
-                    m,
-                    4 * SliceIndex::new(m, plan.rules.geometry()).size(),
-                );
+                obs.slice_start(i, total, m, plan.work(m, threads));
                 solve_full(plan, &mut store, m, readers.read[i], spill.as_deref(), obs)?
             }
         };
@@ -1208,14 +1204,18 @@ fn solve_wld_from<S: Finished>(
     mapped: Option<&MappedResults>,
     obs: &dyn Observer,
 ) -> Result<SolvedWld, BuildError> {
+    // The solvers count four units a position; the observer gets the slice's work.
+    let size = SliceIndex::new(m, plan.rules.geometry()).size();
+    let scaled = Scaled::new(obs, 4 * size, plan.solver_work(m, method));
+    let progress = |n| scaled.progress(n);
     match method {
-        WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &|n| obs.progress(n)),
+        WldSolver::Bits => solve_kings_wld(&plan.rules, src, m, &progress),
         WldSolver::BitParallel | WldSolver::BitParallelLean => {
             let how = BitparHow {
                 threats: plan.writes_threats(),
                 lean: method == WldSolver::BitParallelLean,
             };
-            solve_slice_bitpar_wld_in(&plan.rules, src, m, how, mapped, &|n| obs.progress(n))
+            solve_slice_bitpar_wld_in(&plan.rules, src, m, how, mapped, &progress)
         }
         WldSolver::Grouped | WldSolver::GroupedSerial => solve_slice_grouped_wld_in(
             &plan.rules,
@@ -1223,13 +1223,44 @@ fn solve_wld_from<S: Finished>(
             m,
             method == WldSolver::GroupedSerial,
             mapped,
-            &|n| obs.progress(n),
+            &progress,
         ),
     }
     .map_err(|e| BuildError::Solve {
         material: m,
         source: e.into(),
     })
+}
+
+/// A solver's progress, `raw` units in all, passed on to an observer as `work` units: each
+/// report's share, rounded so that the reports add up to `work` exactly.
+struct Scaled<'a> {
+    obs: &'a dyn Observer,
+    raw: u64,
+    work: u64,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl<'a> Scaled<'a> {
+    fn new(obs: &'a dyn Observer, raw: u64, work: u64) -> Scaled<'a> {
+        Scaled {
+            obs,
+            raw: raw.max(1),
+            work,
+            done: Default::default(),
+        }
+    }
+
+    fn progress(&self, n: u64) {
+        let before = self.done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        let at = |x: u64| {
+            (u128::from(x.min(self.raw)) * u128::from(self.work) / u128::from(self.raw)) as u64
+        };
+        let units = at(before.saturating_add(n)) - at(before);
+        if units > 0 {
+            self.obs.progress(units);
+        }
+    }
 }
 
 /// Where a WLD slice's solve reads finished slices from and keeps its own outcomes.
@@ -1279,9 +1310,9 @@ fn solve_wld(
     let symmetric = m == m.mirror();
     let size = SliceIndex::new(m, plan.rules.geometry()).size();
     let threads = rayon::current_num_threads();
-    obs.slice_start(i, total, m, 4 * size);
-    let t0 = Instant::now();
     let (method, _) = plan.wld_solver(m, threads);
+    obs.slice_start(i, total, m, plan.solver_work(m, method));
+    let t0 = Instant::now();
     let dir = scratch_dir(plan);
     let mapped = match spill {
         Some(spill) if plan.results_on_disk(m, threads) => {
@@ -1383,6 +1414,85 @@ fn solve_wld(
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    /// What a build tells its observer: the build's work, each slice's work, and progress.
+    #[derive(Default)]
+    struct Tally {
+        build: Mutex<u64>,
+        /// Per slice: its work announced, and the progress reported while it ran.
+        slices: Mutex<Vec<(Material, u64, u64)>>,
+    }
+
+    impl Observer for Tally {
+        fn build_start(&self, work: u64) {
+            *self.build.lock().unwrap() = work;
+        }
+        fn slice_start(&self, _: usize, _: usize, m: Material, work: u64) {
+            self.slices.lock().unwrap().push((m, work, 0));
+        }
+        fn progress(&self, units: u64) {
+            self.slices.lock().unwrap().last_mut().unwrap().2 += units;
+        }
+    }
+
+    /// The progress a build reports adds up to the work it announced, slice by slice and in
+    /// all, with the solvers' work weighted (English 2-4 WLD-only: the bit-parallel solver's
+    /// slots, men-only and kings-only slices) and without (2-4 with distances).
+    #[test]
+    fn progress_adds_up_to_the_work_announced() {
+        for values in [Values::WLD, Values::WLD_DTW] {
+            let dir = tempfile::tempdir().unwrap();
+            let plan = Plan::new(Rules::ENGLISH, 4, dir.path())
+                .unwrap()
+                .with_values(values);
+            let tally = Tally::default();
+            run(&plan, &tally).unwrap();
+            let slices = tally.slices.into_inner().unwrap();
+            assert_eq!(slices.len(), plan.slices.len());
+            for &(m, work, done) in &slices {
+                assert_eq!(done, work, "{m}");
+                assert_eq!(work, plan.work(m, rayon::current_num_threads()), "{m}");
+            }
+            let all: u64 = slices.iter().map(|s| s.1).sum();
+            assert_eq!(*tally.build.lock().unwrap(), all);
+        }
+    }
+
+    /// A slice's work in a WLD-only build: four units a slot of the bit-parallel solver's
+    /// rows, 32 k / (E - K + 1) slots a position for k kings of the innermost colour, K kings
+    /// and E squares the men leave (a count that does not go through the solver's layout);
+    /// 36 a position for the men-only slices of the grouped solver.
+    #[test]
+    fn work_goes_by_the_slots_of_the_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = Plan::new(Rules::ENGLISH, 7, dir.path())
+            .unwrap()
+            .with_values(Values::WLD)
+            .with_memory(20 << 30);
+        for (slice, k) in [
+            ("2122", 1),
+            ("1222", 2),
+            ("0313", 3),
+            ("1015", 5),
+            ("1213", 2),
+        ] {
+            let m = Material::parse(slice).unwrap();
+            let size = SliceIndex::new(m, Rules::ENGLISH.geometry()).size();
+            let kings = u64::from(m.white_kings + m.black_kings);
+            let empty = 32 - u64::from(m.white_men + m.black_men);
+            let work = plan.work(m, 2);
+            assert_eq!(work * (empty - kings + 1), 4 * 32 * k * size, "{slice}");
+        }
+        let men = Material::parse("3030").unwrap();
+        let size = SliceIndex::new(men, Rules::ENGLISH.geometry()).size();
+        assert_eq!(plan.work(men, 2), 36 * size);
+        // With distances, four a position whatever the slice.
+        let full = Plan::new(Rules::ENGLISH, 7, dir.path()).unwrap();
+        let m = Material::parse("1222").unwrap();
+        let size = SliceIndex::new(m, Rules::ENGLISH.geometry()).size();
+        assert_eq!(full.work(m, 2), 4 * size);
+    }
 
     /// The store as `run` keeps it, replayed: every slice solved or loaded finds all of its
     /// successors in the plan held, whatever slices are finished already (a fresh build, a

@@ -403,6 +403,33 @@ impl Plan {
         self.wld_solver_with(m, threads, true)
     }
 
+    /// The work units slice `m` reports as it is solved on `threads` threads, what the
+    /// progress bars, `build_done` and the ETA count: the solver's cost, so that the rate so
+    /// far forecasts the slices left ([`Plan::solver_work`]).
+    pub fn work(&self, m: Material, threads: usize) -> u64 {
+        let size = SliceIndex::new(m, self.rules.geometry()).size();
+        if self.distances() {
+            // Every slice by the grouped solver with distances: alike a position.
+            return 4 * size;
+        }
+        self.solver_work(m, self.wld_solver(m, threads).0)
+    }
+
+    /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
+    /// bit-parallel solver's rows ([`bitpar_slots`]: 1.2 to 5 a position, as many as the
+    /// innermost colour has kings, and its time goes by them: about 30 ns a slot a core at
+    /// 8 pieces), 36 a position for the grouped solver (men-only English slices: about 260 ns
+    /// a position, 9 slots' time) and 48 for the bit solver (kings only: about 350 ns); all
+    /// measured on one machine (performance-history, session 36).
+    pub fn solver_work(&self, m: Material, method: WldSolver) -> u64 {
+        let size = SliceIndex::new(m, self.rules.geometry()).size();
+        match method {
+            WldSolver::BitParallel | WldSolver::BitParallelLean => 4 * bitpar_slots(&self.rules, m),
+            WldSolver::Grouped | WldSolver::GroupedSerial => 36 * size,
+            WldSolver::Bits => 48 * size,
+        }
+    }
+
     /// Whether solving slice `m` (WLD-only, grouped or bit-parallel solver) keeps its own
     /// arrays in scratch files, because in memory they would take its working set past three
     /// quarters of the budget.

@@ -45,7 +45,7 @@ mod reference;
 mod resume;
 
 pub use bitpar::{
-    bitpar_memory, bitpar_move_list_fits, bitpar_supports, solve_slice_bitpar_wld,
+    bitpar_memory, bitpar_move_list_fits, bitpar_slots, bitpar_supports, solve_slice_bitpar_wld,
     solve_slice_bitpar_wld_in, BitparHow,
 };
 use group::{solve_group, solve_men_group, Scratch, SliceSolve, PROGRESS_BATCH};
