@@ -28,7 +28,7 @@ pub struct Unit {
     pub disk: u64,
     /// Positions solved (both sides to move).
     pub positions: u64,
-    /// Forecast seconds at the stated speed on the stated cores.
+    /// Forecast seconds on the stated cores, writing included ([`Speed`]).
     pub seconds: f64,
 }
 
@@ -37,9 +37,26 @@ pub struct Unit {
 pub struct Speed {
     /// Cores (threads) a job.
     pub cpus: u32,
-    /// Positions solved a second a core.
-    pub per_core: f64,
+    /// Positions solved a second a core, the same for every slice; `None`: each slice's
+    /// solver's work ([`Plan::work`]) at the costs measured ([`WLD_NS_PER_UNIT`],
+    /// [`WLD_NS_PER_UNIT_SMALL`], [`DISTANCE_NS_PER_UNIT`]).
+    pub per_core: Option<f64>,
 }
+
+/// Nanoseconds of a core a work unit ([`Plan::work`]) of a WLD-only build takes, writing
+/// included, in slices of 8 pieces and more: English 0404, 0413, 0422, 1313, 1322 and 0431
+/// built from empty on two cores of an Intel Xeon (performance-history, sessions 35 and 36),
+/// each within 0.85-1.31x of this forecast.
+pub const WLD_NS_PER_UNIT: f64 = 18.5;
+
+/// The same in smaller slices, whose rows stay nearer the caches: English 2-7 WLD from
+/// empty on the same machine, 886.9-961.7 s wall (sessions 34 and 35).
+pub const WLD_NS_PER_UNIT_SMALL: f64 = 12.0;
+
+/// The same for a build with distances (four units a position a side): English 2-7 with
+/// DTW (`--zstd-level 9`), 4,187.7 s wall on two cores for 37.06 G positions solved
+/// (performance-history, session 23).
+pub const DISTANCE_NS_PER_UNIT: f64 = 113.0;
 
 /// The units of `plan` in solve order (a valid order for any scheduler).
 pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
@@ -116,7 +133,19 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 memory,
                 disk,
                 positions,
-                seconds: positions as f64 / (speed.per_core * threads as f64).max(1.0),
+                seconds: match speed.per_core {
+                    Some(per_core) => positions as f64 / (per_core * threads as f64).max(1.0),
+                    None => {
+                        let ns = if plan.distances() {
+                            DISTANCE_NS_PER_UNIT
+                        } else if m.pieces() >= 8 {
+                            WLD_NS_PER_UNIT
+                        } else {
+                            WLD_NS_PER_UNIT_SMALL
+                        };
+                        plan.work(m, threads) as f64 * ns * 1e-9 / threads as f64
+                    }
+                },
             }
         })
         .collect()
@@ -392,6 +421,8 @@ pub fn json(plan: &Plan, units: &[Unit], speed: Speed) -> serde_json::Value {
         "budget_bytes": plan.memory,
         "cpus_per_job": speed.cpus,
         "positions_per_second_per_core": speed.per_core,
+        // How `seconds` were forecast: at that flat speed, or by each slice's solver work.
+        "time_forecast": if speed.per_core.is_some() { "flat" } else { "solver work" },
         "units": units.iter().map(|u| serde_json::json!({
             "slice": u.material.to_string(),
             "file": target(plan, u.material),
@@ -440,7 +471,7 @@ mod tests {
             plan.memory = 20 << 30;
             let speed = Speed {
                 cpus: 2,
-                per_core: 8e6,
+                per_core: Some(8e6),
             };
             let us = units(&plan, speed);
             assert_eq!(us.len(), plan.slices.len());
@@ -475,6 +506,56 @@ mod tests {
         }
     }
 
+    /// Without `--speed`, a slice's forecast is its solver's work at the costs measured: the
+    /// English 8-piece slices built from empty on two cores (session 35: wall seconds,
+    /// writing included) are each within 0.75-1.35x of it, though they run at 6 to 24 M
+    /// positions a second a core; a flat speed is the same for all.
+    #[test]
+    fn forecasts_by_solver_work_meet_the_measured_slices() {
+        let mut plan = Plan::for_forecast(Rules::ENGLISH, 8, "/nonexistent").unwrap();
+        plan.values = Values::WLD;
+        plan.memory = 20 << 30;
+        let speed = Speed {
+            cpus: 2,
+            per_core: None,
+        };
+        let us = units(&plan, speed);
+        let at = |s: &str| {
+            let m = Material::parse(s).unwrap();
+            us.iter().find(|u| u.material == m).unwrap()
+        };
+        for (slice, wall) in [
+            ("0404", 125.6),
+            ("0413", 331.2),
+            ("0422", 346.6),
+            ("1313", 977.4),
+            ("1322", 1165.8),
+            ("0431", 108.7),
+        ] {
+            let ratio = at(slice).seconds / wall;
+            assert!((0.75..=1.35).contains(&ratio), "{slice}: {ratio}");
+        }
+        // English 2-7 WLD from empty took 886.9-961.7 s wall (sessions 34 and 35).
+        let mut seven = Plan::for_forecast(Rules::ENGLISH, 7, "/nonexistent").unwrap();
+        seven.values = Values::WLD;
+        seven.memory = 20 << 30;
+        let all: f64 = units(&seven, speed).iter().map(|u| u.seconds).sum();
+        assert!((800.0..1100.0).contains(&all), "{all}");
+        // A position of 0422 (two kings innermost) costs about twice one of 0431 (one).
+        let per = |s: &str| at(s).seconds / at(s).positions as f64;
+        assert!((1.8..2.2).contains(&(per("0422") / per("0431"))));
+        let flat = units(
+            &plan,
+            Speed {
+                cpus: 2,
+                per_core: Some(8e6),
+            },
+        );
+        for u in &flat {
+            assert_eq!(u.seconds, u.positions as f64 / 16e6);
+        }
+    }
+
     /// A forecast of more pieces than a build takes: the slices of 2-9 extend those of 2-8
     /// with the same forecasts, and nothing can build it.
     #[test]
@@ -490,7 +571,7 @@ mod tests {
         ));
         let speed = Speed {
             cpus: 2,
-            per_core: 8e6,
+            per_core: Some(8e6),
         };
         let plan_of = |pieces| {
             let mut p = Plan::for_forecast(Rules::ENGLISH, pieces, "/nonexistent").unwrap();
@@ -532,7 +613,7 @@ mod tests {
     fn jobs_fill_as_the_plan_says() {
         let speed = Speed {
             cpus: 2,
-            per_core: 8e6,
+            per_core: Some(8e6),
         };
         for (fill, want) in [(Fill::Major, None), (Fill::Best, Some(" --fill best"))] {
             let plan = Plan::new(Rules::ENGLISH, 4, "/nonexistent")
@@ -562,7 +643,7 @@ mod tests {
         use crate::build::Quiet;
         let speed = Speed {
             cpus: 2,
-            per_core: 8e6,
+            per_core: Some(8e6),
         };
         let dir = tempfile::tempdir().unwrap();
         let plan_of = |keep: bool| {

@@ -416,7 +416,7 @@ impl Plan {
     }
 
     /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
-    /// bit-parallel solver's rows ([`bitpar_slots`]: 1.2 to 5 a position, as many as the
+    /// bit-parallel solver's rows ([`bitpar_slots`]: 1.2 to 6 a position, as many as the
     /// innermost colour has kings, and its time goes by them: about 30 ns a slot a core at
     /// 8 pieces), 36 a position for the grouped solver (men-only English slices: about 260 ns
     /// a position, 9 slots' time) and 48 for the bit solver (kings only: about 350 ns); all
