@@ -38,25 +38,9 @@ pub struct Speed {
     /// Cores (threads) a job.
     pub cpus: u32,
     /// Positions solved a second a core, the same for every slice; `None`: each slice's
-    /// solver's work ([`Plan::work`]) at the costs measured ([`WLD_NS_PER_UNIT`],
-    /// [`WLD_NS_PER_UNIT_SMALL`], [`DISTANCE_NS_PER_UNIT`]).
+    /// solver's work at the costs measured ([`Plan::core_seconds`]).
     pub per_core: Option<f64>,
 }
-
-/// Nanoseconds of a core a work unit ([`Plan::work`]) of a WLD-only build takes, writing
-/// included, in slices of 8 pieces and more: English 0404, 0413, 0422, 1313, 1322 and 0431
-/// built from empty on two cores of an Intel Xeon (performance-history, sessions 35 and 36),
-/// each within 0.85-1.31x of this forecast.
-pub const WLD_NS_PER_UNIT: f64 = 18.5;
-
-/// The same in smaller slices, whose rows stay nearer the caches: English 2-7 WLD from
-/// empty on the same machine, 886.9-961.7 s wall (sessions 34 and 35).
-pub const WLD_NS_PER_UNIT_SMALL: f64 = 12.0;
-
-/// The same for a build with distances (four units a position a side): English 2-7 with
-/// DTW (`--zstd-level 9`), 4,187.7 s wall on two cores for 37.06 G positions solved
-/// (performance-history, session 23).
-pub const DISTANCE_NS_PER_UNIT: f64 = 113.0;
 
 /// The units of `plan` in solve order (a valid order for any scheduler).
 pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
@@ -135,16 +119,7 @@ pub fn units(plan: &Plan, speed: Speed) -> Vec<Unit> {
                 positions,
                 seconds: match speed.per_core {
                     Some(per_core) => positions as f64 / (per_core * threads as f64).max(1.0),
-                    None => {
-                        let ns = if plan.distances() {
-                            DISTANCE_NS_PER_UNIT
-                        } else if m.pieces() >= 8 {
-                            WLD_NS_PER_UNIT
-                        } else {
-                            WLD_NS_PER_UNIT_SMALL
-                        };
-                        plan.work(m, threads) as f64 * ns * 1e-9 / threads as f64
-                    }
+                    None => plan.core_seconds(m, threads) / threads as f64,
                 },
             }
         })

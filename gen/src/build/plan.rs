@@ -407,12 +407,25 @@ impl Plan {
     /// progress bars, `build_done` and the ETA count: the solver's cost, so that the rate so
     /// far forecasts the slices left ([`Plan::solver_work`]).
     pub fn work(&self, m: Material, threads: usize) -> u64 {
-        let size = SliceIndex::new(m, self.rules.geometry()).size();
         if self.distances() {
             // Every slice by the grouped solver with distances: alike a position.
-            return 4 * size;
+            return 4 * SliceIndex::new(m, self.rules.geometry()).size();
         }
         self.solver_work(m, self.wld_solver(m, threads).0)
+    }
+
+    /// Forecast seconds of one core that slice `m` takes on `threads` threads, writing
+    /// included: its [`Plan::work`] at the costs measured: 18.5 ns of a core a unit in WLD
+    /// slices of 8 pieces and more, 12.0 in smaller ones, 113 with distances.
+    pub fn core_seconds(&self, m: Material, threads: usize) -> f64 {
+        let ns = if self.distances() {
+            DISTANCE_NS_PER_UNIT
+        } else if m.pieces() >= 8 {
+            WLD_NS_PER_UNIT
+        } else {
+            WLD_NS_PER_UNIT_SMALL
+        };
+        self.work(m, threads) as f64 * ns * 1e-9
     }
 
     /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
@@ -783,6 +796,21 @@ impl Action {
         }
     }
 }
+
+/// Nanoseconds of a core a work unit ([`Plan::work`]) of a WLD-only build takes, writing
+/// included, in slices of 8 pieces and more: English 0404, 0413, 0422, 1313, 1322 and 0431
+/// built from empty on two cores of an Intel Xeon (performance-history, sessions 35 and 36),
+/// each within 0.85-1.31x of this forecast.
+const WLD_NS_PER_UNIT: f64 = 18.5;
+
+/// The same in smaller slices, whose rows stay nearer the caches: English 2-7 WLD from
+/// empty on the same machine, 886.9-961.7 s wall (sessions 34 and 35).
+const WLD_NS_PER_UNIT_SMALL: f64 = 12.0;
+
+/// The same for a build with distances (four units a position a side): English 2-7 with
+/// DTW (`--zstd-level 9`), 4,187.7 s wall on two cores for 37.06 G positions solved
+/// (performance-history, session 23).
+const DISTANCE_NS_PER_UNIT: f64 = 113.0;
 
 /// The solver of a slice in a WLD-only build ([`Plan::wld_solver`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
