@@ -200,6 +200,28 @@ struct ManExit {
     /// `None` for a crowning (the successor is in another slice); else the group's slot
     /// in the planes ([`BitSlice::slot_of`]) and the ranker of its rows.
     group: Option<(u32, KingsRanker)>,
+    /// The squares strictly between `from` and `to` in the board's numbering: where no
+    /// other king stands on them, the row keeps its number in the group the move leads to
+    /// ([`ManExit::row_after`]).
+    between: u64,
+}
+
+impl ManExit {
+    /// The number, in the group this move leads to (ranked by `rank`), of row `r` whose
+    /// other kings are `(wo, bo)` (none on `to`). A row is numbered by its kings' places
+    /// among the squares the men leave empty (and for Black's, among those White's leave),
+    /// counted from below: the man leaving `from` and taking `to` changes that count only for
+    /// a king on a square between the two, so where none stands there the number is `r`
+    /// (the kings of both groups are as many on as many empty squares), with no ranking.
+    #[inline(always)]
+    fn row_after(&self, rank: &KingsRanker, r: usize, (wo, bo): (u64, u64)) -> usize {
+        if (wo | bo) & self.between == 0 {
+            debug_assert_eq!(rank.rank(wo, bo) as usize, r);
+            r
+        } else {
+            rank.rank(wo, bo) as usize
+        }
+    }
 }
 
 /// What a group's rows are: their other kings, their valid slots, the other kings' moves
@@ -905,11 +927,13 @@ impl<S: Finished> BitSlice<'_, S> {
                             self.lay.others.ranker_of_men(men2),
                         )
                     });
+                    let (lo, hi) = (from.min(t), from.max(t));
                     b.sh.exits.push(ManExit {
                         side,
                         from,
                         to: t,
                         group,
+                        between: (1u64 << hi) - (2u64 << lo),
                     });
                 }
             }
@@ -1056,7 +1080,7 @@ impl<S: Finished> BitSlice<'_, S> {
             match e.group {
                 Some((slot, rank)) => {
                     let at = (slot as usize * 2 + side.opponent().index()) * self.lay.rows
-                        + rank.rank(others.0, others.1) as usize;
+                        + e.row_after(&rank, r, others);
                     let p = self.planes[at].load(Relaxed);
                     let (won, lost) = (p as u32, (p >> 32) as u32);
                     exit_win |= avail & lost;
@@ -1195,8 +1219,9 @@ impl<S: Finished> BitSlice<'_, S> {
             let (mine, theirs) = match &e.group {
                 // A solved group of the slice: its capture slots, a row at a time.
                 Some((slot, rank)) => {
-                    let c = self.caps[*slot as usize * self.lay.rows + rank.rank(wo, bo) as usize]
-                        .load(Relaxed);
+                    let c = self.caps
+                        [*slot as usize * self.lay.rows + e.row_after(rank, r, (wo, bo))]
+                    .load(Relaxed);
                     let (w, b) = (c as u32, (c >> 32) as u32);
                     match side {
                         Color::White => (w, b),
