@@ -938,6 +938,9 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
             }
         }
+        // Crownings last: their look-ups go by the slot, so [`BitSlice::start_row`] skips
+        // the slots that a man move into a solved group (a row at a time) already wins.
+        b.sh.exits.sort_by_key(|e| e.group.is_none());
     }
 
     /// The slots of row `r` where `side` must capture, a word at a time: the captures of
@@ -1092,12 +1095,13 @@ impl<S: Finished> BitSlice<'_, S> {
                     let succ = dec
                         .with_kings(others.0, others.1, side)
                         .after_quiet_move(g, e.from, e.to);
+                    // Slots an exit already wins need no look-up (crownings come last).
                     let (won, drawn) = self
                         .src
                         .losses_draws_with_king(
                             &succ,
                             self.lay.inner,
-                            u64::from(avail),
+                            u64::from(avail & !exit_win),
                             &mut w.look,
                         )
                         .map_err(SolveError::Lookup)?;
@@ -1366,15 +1370,16 @@ impl<S: Finished> BitSlice<'_, S> {
             let land = (succ.pieces(side) & !own) as u32;
             let slots = (row | jumping) & !land;
             some |= slots;
+            // A slot that one capture wins needs no other look-up.
             let (lost, draw) = self
                 .src
-                .losses_draws_with_king(succ, inner, u64::from(slots), look)
+                .losses_draws_with_king(succ, inner, u64::from(slots & !won), look)
                 .map_err(SolveError::Lookup)?;
             won |= lost as u32;
             drawn |= draw as u32;
         }
-        // The jumps of or over the innermost king.
-        let mut xs = jumping;
+        // The jumps of or over the innermost king, where no capture above wins already.
+        let mut xs = jumping & !won;
         while xs != 0 {
             let x = xs.trailing_zeros();
             xs &= xs - 1;
@@ -1500,10 +1505,16 @@ impl<S: Finished> BitSlice<'_, S> {
                 captures_from(self.rules, &at, x as u8, legal);
                 for m in legal.iter() {
                     self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
+                    if won {
+                        break;
+                    }
                 }
                 return Ok((won, drawn));
             }
             self.note_jump(&at.after_jump(g, x as u8, o, l), look, &mut won, &mut drawn)?;
+            if won {
+                break; // one winning capture is enough
+            }
         }
         Ok((won, drawn))
     }
@@ -1598,15 +1609,21 @@ impl<S: Finished> BitSlice<'_, S> {
                 captures_from(rules, &at, from, legal);
                 for m in legal.iter().filter(|m| m.captured >> x & 1 != 0) {
                     self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
+                    if won {
+                        break;
+                    }
                 }
-                continue;
+            } else {
+                self.note_jump(
+                    &at.after_jump(g, from, x as u8, to),
+                    look,
+                    &mut won,
+                    &mut drawn,
+                )?;
             }
-            self.note_jump(
-                &at.after_jump(g, from, x as u8, to),
-                look,
-                &mut won,
-                &mut drawn,
-            )?;
+            if won {
+                break; // one winning capture is enough
+            }
         }
         Ok((won, drawn))
     }
