@@ -1630,8 +1630,8 @@ impl<S: Finished> BitSlice<'_, S> {
 
     /// The outcome of capture position `pos` from the slices its captures lead to: single
     /// jumps built directly where they are all there is ([`single_jumps`], not tried where
-    /// the caller knows a multiple jump is `likely`), the move generator otherwise, as the
-    /// grouped solver does.
+    /// the caller knows a multiple jump is `likely`), the move generator otherwise; the
+    /// successors looked up until one is lost for the other side.
     fn capture_value(
         &self,
         pos: &Position,
@@ -1656,13 +1656,22 @@ impl<S: Finished> BitSlice<'_, S> {
             return Ok(best);
         }
         legal_moves(self.rules, pos, Counting::Unique, legal);
-        let known = classify(self.rules, pos, legal, |succ| {
-            self.src.value(succ, look).map(Some)
-        });
-        match known.map_err(lookup)? {
-            Start::Known { code, .. } => Ok(code.wld()),
-            Start::Open { .. } => unreachable!("a capture leaves the slice"),
+        assert!(!legal.is_empty(), "a capture slot without a move");
+        // The best outcome of its captures, looked up until one wins.
+        let mut best = Wld::Loss;
+        for m in legal.iter() {
+            match self
+                .src
+                .value(&m.apply_unchecked(pos), look)
+                .map_err(lookup)?
+                .wld()
+            {
+                Wld::Loss => return Ok(Wld::Win),
+                Wld::Draw => best = Wld::Draw,
+                Wld::Win => {}
+            }
         }
+        Ok(best)
     }
 
     /// Re-evaluates the rows marked dirty, side by side, until none is: each open slot is
