@@ -1639,31 +1639,31 @@ impl<S: Finished> BitSlice<'_, S> {
         w: &mut WorkerBufs<S::Cache>,
     ) -> Result<Wld, SolveError<S::Error>> {
         let WorkerBufs { after, legal, look } = w;
-        let lookup = SolveError::Lookup;
         if !likely && single_jumps(self.rules, pos, after) {
             assert!(
                 !after.is_empty(),
                 "capture slots disagree with single_jumps"
             );
-            let mut best = Wld::Loss;
-            for succ in after.iter() {
-                match self.src.value(succ, look).map_err(lookup)?.wld() {
-                    Wld::Loss => return Ok(Wld::Win),
-                    Wld::Draw => best = Wld::Draw,
-                    Wld::Win => {}
-                }
-            }
-            return Ok(best);
+            return self.best_of(after.iter().copied(), look);
         }
         legal_moves(self.rules, pos, Counting::Unique, legal);
         assert!(!legal.is_empty(), "a capture slot without a move");
-        // The best outcome of its captures, looked up until one wins.
+        self.best_of(legal.iter().map(|m| m.apply_unchecked(pos)), look)
+    }
+
+    /// The best outcome for the side to move among successors `succs`, looked up in turn
+    /// until one is lost for the other side.
+    fn best_of(
+        &self,
+        succs: impl Iterator<Item = Position>,
+        look: &mut S::Cache,
+    ) -> Result<Wld, SolveError<S::Error>> {
         let mut best = Wld::Loss;
-        for m in legal.iter() {
+        for succ in succs {
             match self
                 .src
-                .value(&m.apply_unchecked(pos), look)
-                .map_err(lookup)?
+                .value(&succ, look)
+                .map_err(SolveError::Lookup)?
                 .wld()
             {
                 Wld::Loss => return Ok(Wld::Win),
