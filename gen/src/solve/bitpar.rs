@@ -1322,53 +1322,44 @@ impl<S: Finished> BitSlice<'_, S> {
                 g.step_set(takers, d) & g.step_set(empty, d.reverse())
             };
         }
-        let crown = match side {
-            Color::White => g.top_row,
-            Color::Black => g.bottom_row,
-        };
-        // Where a capturing piece lands next to the innermost king and could go on over it.
         let (mut cut, mut then) = (0u64, 0u64);
-        if let Some((route, next_to)) = multi {
-            cut = route;
-            then = next_to;
-        }
-        for succ in after.iter() {
-            if side == inner || multi.is_some() {
-                break;
+        match multi {
+            Some((route, next_to)) => {
+                cut = route;
+                then = next_to;
             }
-            let moved = succ.pieces(side);
-            let (start, land) = (own & !moved, moved & !own);
-            // Next to the landing square, with an empty square (or the one the piece left)
-            // beyond: the piece could go on over the innermost king.
-            let dirs: &[Dir] = if start & kings != 0 {
-                &Dir::ALL
-            } else if men == 0
-                || (land & crown != 0
-                    && rules.mid_capture_promotion == MidCapturePromotion::CrownAndStop)
-            {
-                &[]
-            } else {
-                man_dirs
-            };
-            let free = empty | start;
-            for &d in dirs {
-                then |= g.step_set(land, d) & g.step_set(free, d.reverse());
+            None if side != inner => {
+                for succ in after.iter() {
+                    then |= self.goes_on(&pos, succ);
+                }
             }
+            None => {}
         }
+        // Under free choice among single jumps, a slot where some captures would go on over
+        // the innermost king keeps the others (read a row at a time with the rest below);
+        // the captures over that king come from the pieces that make them (slot by slot).
+        let split = if multi.is_none() && rules.precedence == Precedence::Free {
+            caps & then as u32
+        } else {
+            0
+        };
         let row = caps & !((involved | then | cut) as u32);
         // Where the innermost king captures or is captured at once: the board's captures,
         // and its own jumps or the jumps over it slot by slot (below).
         let jumping = caps & (involved & !then & !cut) as u32;
         let multi = (then | cut) as u32;
-        if row | jumping == 0 {
+        if row | jumping | split == 0 {
             return Ok((0, 0, caps, caps & multi));
         }
         // Each capture for the slots other than its landing square (where the innermost
-        // king stands in its way).
+        // king stands in its way) and those where it would go on over that king.
         let (mut won, mut drawn, mut some) = (0u32, 0u32, 0u32);
         for succ in after.iter() {
             let land = (succ.pieces(side) & !own) as u32;
-            let slots = (row | jumping) & !land;
+            let mut slots = (row | jumping) & !land;
+            if split != 0 {
+                slots |= split & !land & !(self.goes_on(&pos, succ) as u32);
+            }
             some |= slots;
             // A slot that one capture wins needs no other look-up.
             let (lost, draw) = self
@@ -1391,11 +1382,23 @@ impl<S: Finished> BitSlice<'_, S> {
             won |= u32::from(w) << x;
             drawn |= u32::from(d) << x;
         }
+        // The captures over the innermost king where a capture would go on over it.
+        let mut xs = split & !won;
+        while xs != 0 {
+            let x = xs.trailing_zeros();
+            xs &= xs - 1;
+            let (w, d) = self.split_slot(&pos, x, after, legal, look)?;
+            won |= u32::from(w) << x;
+            drawn |= u32::from(d) << x;
+        }
         // A slot on the landing square of every capture has a capture of its own (it is a
         // capture slot): resolved one by one.
-        let done = (row & some) | jumping;
+        let done = (row & some) | jumping | split;
         let won = won & done;
         let rest = caps & !done;
+        if cfg!(debug_assertions) {
+            self.check_split(&pos, split, (won, drawn), w)?;
+        }
         Ok((won, done & !won & !drawn, rest, rest & multi))
     }
 
@@ -1626,6 +1629,114 @@ impl<S: Finished> BitSlice<'_, S> {
             }
         }
         Ok((won, drawn))
+    }
+
+    /// Where capture `succ` of board `pos` (single jumps only, the innermost king's other
+    /// colour to move) would go on over the innermost king: the squares next to its landing
+    /// square, in a direction the piece captures in, with the square beyond free.
+    fn goes_on(&self, pos: &Position, succ: &Position) -> u64 {
+        let rules = self.rules;
+        let g = rules.geometry();
+        let side = pos.side_to_move();
+        let (own, kings) = (pos.pieces(side), pos.kings());
+        let moved = succ.pieces(side);
+        let (start, land) = (own & !moved, moved & !own);
+        let crown = match side {
+            Color::White => g.top_row,
+            Color::Black => g.bottom_row,
+        };
+        let dirs: &[Dir] = if start & kings != 0 {
+            &Dir::ALL
+        } else if !rules.men_capture_kings
+            || (land & crown != 0
+                && rules.mid_capture_promotion == MidCapturePromotion::CrownAndStop)
+        {
+            &[]
+        } else {
+            man_capture_dirs(rules, side)
+        };
+        // Its start square is empty once it has jumped.
+        let free = g.all & !pos.occupied() | start;
+        let mut then = 0u64;
+        for &d in dirs {
+            then |= g.step_set(land, d) & g.step_set(free, d.reverse());
+        }
+        then
+    }
+
+    /// Whether a capture over the innermost king, on slot `x` of board `pos` (single jumps
+    /// only, whose captures are `after`; the other colour to move), reaches a lost position
+    /// and whether one reaches a drawn one: the captures from the move generator
+    /// ([`captures_from`], into `legal`) that take the king, of the pieces whose capture
+    /// lands next to it and of those that jump it at once.
+    fn split_slot(
+        &self,
+        pos: &Position,
+        x: u32,
+        after: &[Position],
+        legal: &mut Vec<Move>,
+        look: &mut S::Cache,
+    ) -> Result<(bool, bool), SolveError<S::Error>> {
+        let rules = self.rules;
+        let g = rules.geometry();
+        let side = pos.side_to_move();
+        let (own, kings) = (pos.pieces(side), pos.kings());
+        let empty = g.all & !pos.occupied();
+        let mut from = 0u64;
+        for succ in after {
+            if self.goes_on(pos, succ) >> x & 1 != 0 {
+                from |= own & !succ.pieces(side);
+            }
+        }
+        let man_dirs = man_capture_dirs(rules, side);
+        for d in Dir::ALL {
+            let men = if rules.men_capture_kings && man_dirs.contains(&d) {
+                own & !kings
+            } else {
+                0
+            };
+            let (s, l) = (g.step(x as u8, d.reverse()), g.step(x as u8, d));
+            if s != NONE && l != NONE && (own & kings | men) >> s & 1 != 0 && empty >> l & 1 != 0 {
+                from |= 1u64 << s;
+            }
+        }
+        let at = pos.with_king(self.lay.inner, x);
+        let (mut won, mut drawn) = (false, false);
+        while from != 0 && !won {
+            let s = from.trailing_zeros() as u8;
+            from &= from - 1;
+            captures_from(rules, &at, s, legal);
+            for m in legal.iter().filter(|m| m.captured >> x & 1 != 0) {
+                self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
+                if won {
+                    break; // one winning capture is enough
+                }
+            }
+        }
+        Ok((won, drawn))
+    }
+
+    /// Checks the outcomes `(won, drawn)` that [`BitSlice::row_captures`] found for the slots
+    /// of `split` against every capture from the move generator (debug builds).
+    fn check_split(
+        &self,
+        pos: &Position,
+        mut split: u32,
+        (won, drawn): (u32, u32),
+        w: &mut WorkerBufs<S::Cache>,
+    ) -> Result<(), SolveError<S::Error>> {
+        while split != 0 {
+            let x = split.trailing_zeros();
+            split &= split - 1;
+            let found = match (won >> x & 1, drawn >> x & 1) {
+                (1, _) => Wld::Win,
+                (_, 1) => Wld::Draw,
+                _ => Wld::Loss,
+            };
+            let whole = self.capture_value(&pos.with_king(self.lay.inner, x), true, w)?;
+            debug_assert_eq!(found, whole, "slot {x} of {pos:?}");
+        }
+        Ok(())
     }
 
     /// The outcome of capture position `pos` from the slices its captures lead to: single
