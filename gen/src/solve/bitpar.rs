@@ -270,6 +270,9 @@ struct Bufs {
 #[derive(Default)]
 struct WorkerBufs<C> {
     after: Vec<Position>,
+    /// For each capture of `after` (single jumps), where it would go on over the innermost
+    /// king ([`BitSlice::goes_on`]).
+    goes: Vec<u64>,
     legal: Vec<Move>,
     look: C,
 }
@@ -1287,7 +1290,12 @@ impl<S: Finished> BitSlice<'_, S> {
         caps: u32,
         w: &mut WorkerBufs<S::Cache>,
     ) -> Result<(u32, u32, u32, u32), SolveError<S::Error>> {
-        let WorkerBufs { after, legal, look } = w;
+        let WorkerBufs {
+            after,
+            goes,
+            legal,
+            look,
+        } = w;
         let rules = self.rules;
         let g = rules.geometry();
         let pos = dec.with_kings(wo, bo, side);
@@ -1329,8 +1337,11 @@ impl<S: Finished> BitSlice<'_, S> {
                 then = next_to;
             }
             None if side != inner => {
+                goes.clear();
                 for succ in after.iter() {
-                    then |= self.goes_on(&pos, succ);
+                    let on = self.goes_on(&pos, succ);
+                    goes.push(on);
+                    then |= on;
                 }
             }
             None => {}
@@ -1354,11 +1365,11 @@ impl<S: Finished> BitSlice<'_, S> {
         // Each capture for the slots other than its landing square (where the innermost
         // king stands in its way) and those where it would go on over that king.
         let (mut won, mut drawn, mut some) = (0u32, 0u32, 0u32);
-        for succ in after.iter() {
+        for (i, succ) in after.iter().enumerate() {
             let land = (succ.pieces(side) & !own) as u32;
             let mut slots = (row | jumping) & !land;
             if split != 0 {
-                slots |= split & !land & !(self.goes_on(&pos, succ) as u32);
+                slots |= split & !land & !(goes[i] as u32);
             }
             some |= slots;
             // A slot that one capture wins needs no other look-up.
@@ -1387,7 +1398,7 @@ impl<S: Finished> BitSlice<'_, S> {
         while xs != 0 {
             let x = xs.trailing_zeros();
             xs &= xs - 1;
-            let (w, d) = self.split_slot(&pos, x, after, legal, look)?;
+            let (w, d) = self.split_slot(&pos, x, (after, goes), legal, look)?;
             won |= u32::from(w) << x;
             drawn |= u32::from(d) << x;
         }
@@ -1634,6 +1645,7 @@ impl<S: Finished> BitSlice<'_, S> {
     /// Where capture `succ` of board `pos` (single jumps only, the innermost king's other
     /// colour to move) would go on over the innermost king: the squares next to its landing
     /// square, in a direction the piece captures in, with the square beyond free.
+    #[inline]
     fn goes_on(&self, pos: &Position, succ: &Position) -> u64 {
         let rules = self.rules;
         let g = rules.geometry();
@@ -1665,7 +1677,8 @@ impl<S: Finished> BitSlice<'_, S> {
     }
 
     /// Whether a capture over the innermost king, on slot `x` of board `pos` (single jumps
-    /// only, whose captures are `after`; the other colour to move), reaches a lost position
+    /// only, whose captures are `after`, each going on over the innermost king where `goes`
+    /// says; the other colour to move), reaches a lost position
     /// and whether one reaches a drawn one: the captures from the move generator
     /// ([`captures_from`], into `legal`) that take the king, of the pieces whose capture
     /// lands next to it and of those that jump it at once.
@@ -1673,7 +1686,7 @@ impl<S: Finished> BitSlice<'_, S> {
         &self,
         pos: &Position,
         x: u32,
-        after: &[Position],
+        (after, goes): (&[Position], &[u64]),
         legal: &mut Vec<Move>,
         look: &mut S::Cache,
     ) -> Result<(bool, bool), SolveError<S::Error>> {
@@ -1683,8 +1696,8 @@ impl<S: Finished> BitSlice<'_, S> {
         let (own, kings) = (pos.pieces(side), pos.kings());
         let empty = g.all & !pos.occupied();
         let mut from = 0u64;
-        for succ in after {
-            if self.goes_on(pos, succ) >> x & 1 != 0 {
+        for (succ, on) in after.iter().zip(goes) {
+            if on >> x & 1 != 0 {
                 from |= own & !succ.pieces(side);
             }
         }
@@ -1749,7 +1762,9 @@ impl<S: Finished> BitSlice<'_, S> {
         likely: bool,
         w: &mut WorkerBufs<S::Cache>,
     ) -> Result<Wld, SolveError<S::Error>> {
-        let WorkerBufs { after, legal, look } = w;
+        let WorkerBufs {
+            after, legal, look, ..
+        } = w;
         if !likely && single_jumps(self.rules, pos, after) {
             assert!(
                 !after.is_empty(),
