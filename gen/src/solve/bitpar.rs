@@ -1516,13 +1516,8 @@ impl<S: Finished> BitSlice<'_, S> {
             });
             if again {
                 // Every capture of the king (its single jumps noted so far among them).
-                captures_from(self.rules, &at, x as u8, legal);
-                for m in legal.iter() {
-                    self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
-                    if won {
-                        break;
-                    }
-                }
+                let seen = (&mut won, &mut drawn);
+                self.note_captures(&at, x as u8, u64::MAX, (legal, look), seen)?;
                 return Ok((won, drawn));
             }
             self.note_jump(&at.after_jump(g, x as u8, o, l), look, &mut won, &mut drawn)?;
@@ -1531,6 +1526,27 @@ impl<S: Finished> BitSlice<'_, S> {
             }
         }
         Ok((won, drawn))
+    }
+
+    /// Records in `won` / `drawn` ([`BitSlice::note_jump`]) the captures of the piece on
+    /// `from` in `at` (from the move generator, [`captures_from`], into `legal`) that take a
+    /// piece of `taking`, until one wins.
+    fn note_captures(
+        &self,
+        at: &Position,
+        from: u8,
+        taking: u64,
+        (legal, look): (&mut Vec<Move>, &mut S::Cache),
+        (won, drawn): (&mut bool, &mut bool),
+    ) -> Result<(), SolveError<S::Error>> {
+        captures_from(self.rules, at, from, legal);
+        for m in legal.iter().filter(|m| m.captured & taking != 0) {
+            self.note_jump(&m.apply_unchecked(at), look, won, drawn)?;
+            if *won {
+                break; // one winning capture is enough
+            }
+        }
+        Ok(())
     }
 
     /// Records in `won` / `drawn` whether jump successor `succ` is lost / drawn for the side
@@ -1620,13 +1636,8 @@ impl<S: Finished> BitSlice<'_, S> {
                 });
             if again {
                 // That piece's captures that take the king.
-                captures_from(rules, &at, from, legal);
-                for m in legal.iter().filter(|m| m.captured >> x & 1 != 0) {
-                    self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
-                    if won {
-                        break;
-                    }
-                }
+                let seen = (&mut won, &mut drawn);
+                self.note_captures(&at, from, 1u64 << x, (legal, look), seen)?;
             } else {
                 self.note_jump(
                     &at.after_jump(g, from, x as u8, to),
@@ -1718,13 +1729,8 @@ impl<S: Finished> BitSlice<'_, S> {
         while from != 0 && !won {
             let s = from.trailing_zeros() as u8;
             from &= from - 1;
-            captures_from(rules, &at, s, legal);
-            for m in legal.iter().filter(|m| m.captured >> x & 1 != 0) {
-                self.note_jump(&m.apply_unchecked(&at), look, &mut won, &mut drawn)?;
-                if won {
-                    break; // one winning capture is enough
-                }
-            }
+            let seen = (&mut won, &mut drawn);
+            self.note_captures(&at, s, 1u64 << x, (legal, look), seen)?;
         }
         Ok((won, drawn))
     }
