@@ -2192,12 +2192,16 @@ mod tests {
     /// takes with it too, from the same store: every position's outcome and capture flag,
     /// and the counts, must agree; and solved with threat positions, its "don't care" bits
     /// must be the grouped solver's capture bits with the writer's threat pass
-    /// (`add_threats`) added. Returns the slices compared.
-    fn agrees_with_grouped(rules: Rules, pieces: u32) -> usize {
+    /// (`add_threats`) added. Only the slices `keep` takes are solved (they must hold the
+    /// slices each reads). Returns the slices compared.
+    fn agrees_with_grouped(rules: Rules, pieces: u32, keep: &dyn Fn(Material) -> bool) -> usize {
         let mut store = Store::new(rules);
         let mut compared = 0;
         let mut threats = 0;
         for m in Material::solve_order(pieces, rules.max_pieces_per_side()) {
+            if !keep(m) {
+                continue;
+            }
             let want = if m.men() == 0 {
                 solve_kings_wld(&rules, &store, m, &|_| {}).unwrap()
             } else {
@@ -2265,20 +2269,31 @@ mod tests {
     /// with men and kings, and those of kings only (one group).
     #[test]
     fn english_two_to_four_pieces_agree_with_the_grouped_solver() {
-        let n = agrees_with_grouped(Rules::ENGLISH, 4);
+        let n = agrees_with_grouped(Rules::ENGLISH, 4, &|_| true);
         assert_eq!(n, 19, "slices compared");
+    }
+
+    /// Slices where the innermost colour has two or three kings (each position two or three
+    /// slots, a row's later copies of capture positions read from their first): English
+    /// 2-5 (men and kings), and the kings-only slices of at most three kings a side (0303:
+    /// one group, its rows shared among the threads).
+    #[test]
+    fn several_kings_of_the_innermost_colour_agree_with_the_grouped_solver() {
+        assert_eq!(agrees_with_grouped(Rules::ENGLISH, 5, &|_| true), 39);
+        let kings = |m: Material| m.men() == 0 && m.white_kings <= 3 && m.black_kings <= 3;
+        assert_eq!(agrees_with_grouped(Rules::ENGLISH, 6, &kings), 6);
     }
 
     /// The other rule sets it takes: Italian (men do not capture kings; captures ranked by
     /// the Italian precedence) and English with a blocked side drawn.
     #[test]
     fn italian_and_english_blocked_draw_agree_with_the_grouped_solver() {
-        assert_eq!(agrees_with_grouped(Rules::ITALIAN, 4), 19);
+        assert_eq!(agrees_with_grouped(Rules::ITALIAN, 4, &|_| true), 19);
         let rules = Rules {
             blocked: dtb_probe::internal::rules::BlockedOutcome::Draw,
             ..Rules::ENGLISH
         };
-        assert_eq!(agrees_with_grouped(rules, 4), 19);
+        assert_eq!(agrees_with_grouped(rules, 4, &|_| true), 19);
     }
 
     /// Rule fields that make multiple jumps common on few pieces (men capturing backward),
@@ -2307,7 +2322,7 @@ mod tests {
                 ..Rules::ENGLISH
             };
             assert_eq!(
-                agrees_with_grouped(rules, 4),
+                agrees_with_grouped(rules, 4, &|_| true),
                 19,
                 "{promotion:?} {removal:?} backward {backward}"
             );
