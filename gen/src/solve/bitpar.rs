@@ -26,10 +26,15 @@
 //! which is the game's outcome (the argument of [`crate::bitbase`]), whatever the order.
 //!
 //! A colour with several kings makes each position appear once per king of that colour
-//! (any of them may be the innermost): the slots are consistent at the fixed point, and the
-//! innermost colour is the one with fewer kings. Slots a position: 32 x k / (E - K + 1) for
-//! k kings of the innermost colour, K kings in all and E squares the men leave empty
-//! (1.10 for 1111, 1.19 for 1221 and 2211, 2.37 for 1212 and 2220).
+//! (any of them may be the innermost; the innermost colour is the one with fewer kings).
+//! Slots a position: 32 x k / (E - K + 1) for k kings of the innermost colour, K kings in
+//! all and E squares the men leave empty (1.10 for 1111, 1.19 for 1221 and 2211, 2.37 for
+//! 1212 and 2220). Only each position's *first copy* is solved (its innermost king the
+//! lowest of its colour: the slots below the row's lowest other king of that colour); the
+//! other slots stay unset and are never read. A king move that leads from a first copy to
+//! a slot that is not one reads that position's first copy in another row, slot by slot
+//! ([`BitSlice::crossings`]). With three kings innermost that is 1.3x on the solve, with
+//! four 1.5x, with two none (performance-history, session 39).
 
 use super::*;
 use dtb_probe::internal::board::{Dir, Geometry, NONE};
@@ -119,27 +124,23 @@ impl Layout {
             Color::Black => (wo, bo | 1 << x),
         }
     }
-
-    /// The innermost king's square (the lowest king of its colour) and the other kings of a
-    /// position with kings `(wk, bk)`: the slot that [`Layout::kings`] undoes.
-    #[inline]
-    fn split(&self, (wk, bk): (u64, u64)) -> (u32, (u64, u64)) {
-        match self.inner {
-            Color::White => (wk.trailing_zeros(), (wk & (wk - 1), bk)),
-            Color::Black => (bk.trailing_zeros(), (wk, bk & (bk - 1))),
-        }
-    }
 }
 
 impl Layout {
+    /// The innermost colour's kings among the other kings `(wo, bo)` of a row.
+    #[inline(always)]
+    fn own(&self, (wo, bo): (u64, u64)) -> u64 {
+        match self.inner {
+            Color::White => wo,
+            Color::Black => bo,
+        }
+    }
+
     /// The slots of a row with other kings `(wo, bo)` where the innermost king is the
     /// lowest of its colour: each position once, where it has several copies.
     #[inline]
     fn first_copies(&self, (wo, bo): (u64, u64)) -> u32 {
-        let own = match self.inner {
-            Color::White => wo,
-            Color::Black => bo,
-        };
+        let own = self.own((wo, bo));
         if own == 0 {
             u32::MAX
         } else {
@@ -183,12 +184,30 @@ struct Row {
     threat: u32,
 }
 
-/// A move of another king: the row it leads to, and the square it moves to (as a bit: the
-/// slot where the innermost king would stand in its way).
+/// A move of another king: the row it leads to, the square it moves to (the slot where the
+/// innermost king would stand in its way), and the lowest king of the innermost colour
+/// among that row's other kings (32 where it has none): its slots from there up are not
+/// first copies, never read there ([`BitSlice::crossings`]).
 #[derive(Clone, Copy)]
 struct RowMove {
-    to: u32,
     row: u32,
+    to: u8,
+    lo: u8,
+}
+
+impl RowMove {
+    /// The slot where the innermost king would stand in this move's way.
+    #[inline(always)]
+    fn to(self) -> u32 {
+        1 << self.to
+    }
+
+    /// The slots of the row it leads to that are not first copies: their bits there are
+    /// never set, and a move from such a slot reaches the position's first copy elsewhere.
+    #[inline(always)]
+    fn later(self) -> u32 {
+        !((1u64 << self.lo) - 1) as u32
+    }
 }
 
 /// A man move of a group: from, to, whether it crowns; where one that does not crown leads
@@ -243,6 +262,9 @@ struct Shape {
     /// kings. `men`: the group's men.
     lean: Option<GroupDecoder>,
     men: u64,
+    /// The decoder of the group's other kings: what ranks the rows that moves across the
+    /// first copies lead to ([`BitSlice::crossings`]).
+    odec: Option<GroupDecoder>,
 }
 
 /// A group's buffers, reused from group to group.
@@ -385,9 +407,8 @@ pub fn bitpar_memory(
     let planes = (even + odd) * rows * 8 * if threats { 3 } else { 2 };
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), both sides' planes (2 x 24), both sides'
-    // capture slots (8) and dirty bits, the later copies' bits where a round of one group is
-    // shared among the threads (8), and unless lean, its move ranges (8) and up to four
-    // moves (8 bytes each) of each other king.
+    // capture slots (8), dirty bits and headroom (8), and unless lean, its move ranges (8)
+    // and up to four moves (8 bytes each) of each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
     let per_row = 16 + 4 + 48 + 8 + 8 + if lean { 0 } else { 8 + 32 * others };
     let workers = groups.min(threads.max(1) as u64);
@@ -481,7 +502,7 @@ pub fn solve_slice_bitpar_wld_in<S: Finished>(
     ];
     let arrays = &arrays[..if with_threats { 6 } else { 5 }];
     let identity = format!(
-        "{} bit-parallel two rounds{}",
+        "{} bit-parallel two rounds first copies{}",
         Checkpoint::identity(rules, material, n),
         if threats { " threats" } else { "" }
     );
@@ -610,7 +631,7 @@ impl<S: Finished> BitSlice<'_, S> {
 
     /// Solve group `grp`: its rows and moves, every slot's start, the iteration, the write-out.
     /// Returns the group's figures and its threat positions per side. `wide`: the rows'
-    /// starts, threat positions, later copies and iteration on every thread (a round of one
+    /// starts, threat positions and iteration on every thread (a round of one
     /// group), each with its buffers of `workers`; otherwise on this thread, with its own.
     fn solve_group(
         &self,
@@ -677,7 +698,6 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
             }
         }
-        self.copy_captures(&odec.ranker(), b, wide);
         let passes = self.iterate(b, wide);
         let (counts, threats) = self.write_out(grp, &dec, b, wide);
         let figures = GroupResult {
@@ -716,6 +736,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let sh = &mut b.sh;
         sh.men = wmen | bmen;
         sh.lean = self.lean.then(|| odec.clone());
+        sh.odec = Some(odec.clone());
         if self.lean {
             Self::lean_rows(odec, sh, (rows, all), wide);
         } else if wide {
@@ -750,7 +771,11 @@ impl<S: Finished> BitSlice<'_, S> {
             }
             sh.moves.clear();
             sh.moves.par_extend(rayon::iter::repeat_n(
-                RowMove { to: 0, row: 0 },
+                RowMove {
+                    row: 0,
+                    to: 0,
+                    lo: 0,
+                },
                 at as usize,
             ));
             let mut parts = Vec::with_capacity(rows.div_ceil(CHUNK));
@@ -767,8 +792,8 @@ impl<S: Finished> BitSlice<'_, S> {
                 let mut k = 0;
                 let end = (first + CHUNK).min(rows);
                 for (r, &(wo, bo)) in kings[first..end].iter().enumerate() {
-                    for own in [wo, bo] {
-                        self.row_moves(odec, wmen | bmen, (first + r, (wo, bo)), own, |m| {
+                    for side in [Color::White, Color::Black] {
+                        self.row_moves(odec, wmen | bmen, (first + r, (wo, bo)), side, |m| {
                             part[k] = m;
                             k += 1;
                         });
@@ -790,9 +815,9 @@ impl<S: Finished> BitSlice<'_, S> {
             sh.moves.reserve(4 * others * rows);
             for (r, &(wo, bo)) in sh.kings.iter().enumerate() {
                 sh.valid.push((all & !(wmen | bmen | wo | bo)) as u32);
-                for own in [wo, bo] {
+                for side in [Color::White, Color::Black] {
                     sh.starts.push(sh.moves.len() as u32);
-                    self.row_moves(odec, wmen | bmen, (r, (wo, bo)), own, |m| sh.moves.push(m));
+                    self.row_moves(odec, wmen | bmen, (r, (wo, bo)), side, |m| sh.moves.push(m));
                 }
             }
             sh.starts.push(sh.moves.len() as u32);
@@ -857,30 +882,27 @@ impl<S: Finished> BitSlice<'_, S> {
                     put(m);
                 }
             }
-            Some(odec) => {
-                let (wo, bo) = sh.kings[r];
-                let own = match side {
-                    Color::White => wo,
-                    Color::Black => bo,
-                };
-                self.row_moves(odec, sh.men, (r, (wo, bo)), own, put);
-            }
+            Some(odec) => self.row_moves(odec, sh.men, (r, sh.kings[r]), side, put),
         }
     }
 
-    /// The moves of `own`'s kings (some of the other kings `(wo, bo)`) from row `r` of a
-    /// group whose men stand on `men`, to `put`.
+    /// The moves of `side`'s other kings (some of `(wo, bo)`) from row `r` of a group whose
+    /// men stand on `men`, to `put`.
     #[inline(always)]
     fn row_moves(
         &self,
         odec: &GroupDecoder,
         men: u64,
         (r, (wo, bo)): (usize, (u64, u64)),
-        own: u64,
+        side: Color,
         mut put: impl FnMut(RowMove),
     ) {
         let occ = men | wo | bo;
-        let mut ks = own;
+        let mut ks = match side {
+            Color::White => wo,
+            Color::Black => bo,
+        };
+        let inner = self.lay.own((wo, bo));
         while ks != 0 {
             let a = ks.trailing_zeros() as u8;
             ks &= ks - 1;
@@ -888,10 +910,86 @@ impl<S: Finished> BitSlice<'_, S> {
             while to != 0 {
                 let t = to.trailing_zeros() as u8;
                 to &= to - 1;
+                // The innermost colour's other kings after the move.
+                let after = if side == self.lay.inner {
+                    inner ^ (1 << a) ^ (1 << t)
+                } else {
+                    inner
+                };
                 put(RowMove {
-                    to: 1 << t,
                     row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
+                    to: t,
+                    lo: after.trailing_zeros().min(32) as u8,
                 });
+            }
+        }
+    }
+
+    /// The king moves of the innermost colour from row `r` of the group `sh` that lead from
+    /// a first copy to a position whose first copy is in another row: `put(slot here, that
+    /// row, its slot there)` for each whose slot here is in `srcs`. With `o` the lowest of
+    /// that colour's other kings (a row's first copies are the slots below `o`): the
+    /// innermost king from `y` to a square above `o` (then `o` is the lowest king: the row
+    /// of the other kings with `o` moved there, slot `o`), or a king of that colour to a
+    /// square `t` below the innermost one's `y` (then `t` is the lowest: the row with that
+    /// king moved to `y`, slot `t`). The relation is symmetric: each such pair of positions
+    /// is listed from both rows, so the rows that read a row's slots across are those its
+    /// own crossings name.
+    #[inline]
+    fn crossings(&self, sh: &Shape, r: usize, srcs: u32, mut put: impl FnMut(u32, usize, u32)) {
+        let (wo, bo) = sh.kings[r];
+        let own = self.lay.own((wo, bo));
+        if own == 0 || srcs == 0 {
+            return;
+        }
+        let Some(odec) = &sh.odec else {
+            return;
+        };
+        let g = self.rules.geometry();
+        let o = own.trailing_zeros();
+        let occ = sh.men | wo | bo;
+        let below = (1u64 << o) - 1;
+        let srcs = u64::from(srcs) & below & !occ;
+        // The innermost king from `y` to a free square above `o`.
+        let above = g.all & !occ & !((2u64 << o) - 1);
+        let mut near = 0u32;
+        for d in Dir::ALL {
+            near |= from_of(g, above as u32, d);
+        }
+        let mut ys = srcs & u64::from(near);
+        while ys != 0 {
+            let y = ys.trailing_zeros() as u8;
+            ys &= ys - 1;
+            let mut to = self.steps.king_targets(y, occ) & above;
+            while to != 0 {
+                let t = to.trailing_zeros() as u8;
+                to &= to - 1;
+                put(
+                    u32::from(y),
+                    odec.kings_rank_after(r as u64, wo, bo, o as u8, t) as usize,
+                    o,
+                );
+            }
+        }
+        // A king `a` of that colour to a free square `t` below `o`, slots `y` above `t`.
+        let mut ks = own;
+        while ks != 0 {
+            let a = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            let mut to = self.steps.king_targets(a, occ) & below;
+            while to != 0 {
+                let t = to.trailing_zeros();
+                to &= to - 1;
+                let mut ys = srcs & !((2u64 << t) - 1);
+                while ys != 0 {
+                    let y = ys.trailing_zeros() as u8;
+                    ys &= ys - 1;
+                    put(
+                        u32::from(y),
+                        odec.kings_rank_after(r as u64, wo, bo, a, y) as usize,
+                        t,
+                    );
+                }
             }
         }
     }
@@ -1023,9 +1121,11 @@ impl<S: Finished> BitSlice<'_, S> {
             ..Row::default()
         };
         let (mut win, mut loss) = (0u32, 0u32);
-        // The capture positions of which this slot is the first copy (see `copy_captures`):
-        // a row at a time where the innermost king takes no part, one by one where it does.
-        let mut caps = row.cap & self.lay.first_copies(others);
+        // Only first copies are solved: the others are never read ([`BitSlice::crossings`]).
+        let first = self.lay.first_copies(others);
+        // The capture positions: a row at a time where the innermost king takes no part,
+        // one by one where it does.
+        let mut caps = row.cap & first;
         let mut multi = 0u32;
         if caps != 0 {
             let (won, lost, rest, rest_multi) = self.row_captures(dec, others, side, caps, w)?;
@@ -1044,7 +1144,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 Wld::Draw => {}
             }
         }
-        let quiet = v & !row.cap;
+        let quiet = v & !row.cap & first;
         let g = self.rules.geometry();
         // Slots with a move at all, and those an exit wins.
         let mut moves = 0u32;
@@ -1057,7 +1157,7 @@ impl<S: Finished> BitSlice<'_, S> {
         if sh.lean.is_none() {
             let (lo, hi) = Self::range(&sh.starts, r, side);
             for m in &sh.moves[lo..hi] {
-                moves |= quiet & !m.to;
+                moves |= quiet & !m.to();
             }
         } else {
             // Where a king moves, not where its move leads: no ranking.
@@ -1129,45 +1229,6 @@ impl<S: Finished> BitSlice<'_, S> {
         Ok((row, WinLoss::new(win, loss)))
     }
 
-    /// The outcomes of the capture positions that are not their first copy (the innermost
-    /// king above another of its colour), read from the first: [`BitSlice::start_row`]
-    /// resolves each capture position once, however many copies it has.
-    fn copy_captures(&self, rank: &KingsRanker, b: &mut Bufs, wide: bool) {
-        let Bufs { sh, rows, wl, .. } = b;
-        for (rows, wl) in rows.iter().zip(wl.iter_mut()) {
-            // The won and lost bits row `r`'s later copies take from their first.
-            let later = |r: usize, wl: &[WinLoss]| {
-                let others = sh.kings[r];
-                let mut later = rows[r].cap & !self.lay.first_copies(others);
-                let mut add = 0u64;
-                while later != 0 {
-                    let x = later.trailing_zeros();
-                    later &= later - 1;
-                    // The lowest king of the innermost colour becomes the innermost.
-                    let (wk, bk) = self.lay.kings(others, x);
-                    let (o, (wo, bo)) = self.lay.split((wk, bk));
-                    let at = wl[rank.rank(wo, bo) as usize];
-                    let (win, loss) = (at.win() >> o & 1, at.loss() >> o & 1);
-                    add |= u64::from(win) << x | u64::from(loss) << (32 + x);
-                }
-                add
-            };
-            // Only first copies are read, and only later ones written: the order is free.
-            if wide {
-                let adds: Vec<u64> = (0..wl.len())
-                    .into_par_iter()
-                    .map(|r| later(r, wl))
-                    .collect();
-                wl.par_iter_mut().zip(adds).for_each(|(w, a)| w.0 |= a);
-            } else {
-                for r in 0..wl.len() {
-                    let add = later(r, wl);
-                    wl[r].0 |= add;
-                }
-            }
-        }
-    }
-
     /// The threat positions of row `r` of `side`, a word at a time: the side to move has no
     /// capture, the other side has one (the same row of the other side), it has a quiet move,
     /// and no quiet move leads to a position where the other side, then to move, has no
@@ -1193,7 +1254,8 @@ impl<S: Finished> BitSlice<'_, S> {
             }
         };
         let (mine, theirs) = caps(r);
-        let cand = v & !mine & theirs;
+        // First copies only: the others are not written.
+        let cand = v & !mine & theirs & self.lay.first_copies(sh.kings[r]);
         if cand == 0 {
             return 0;
         }
@@ -1210,8 +1272,8 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         self.each_move(sh, r, side, |m| {
             let (mine, theirs) = caps(m.row as usize);
-            any |= !m.to;
-            bad |= breaks(mine, theirs) & !m.to;
+            any |= !m.to();
+            bad |= breaks(mine, theirs) & !m.to();
         });
         let (wo, bo) = sh.kings[r];
         for e in sh.exits.iter().filter(|e| e.side == side) {
@@ -1888,17 +1950,26 @@ impl<S: Finished> BitSlice<'_, S> {
                 let v = p.sh.valid[r];
                 let mut wins = 0u32;
                 let mut all_won = !row.nonloss;
+                // Only first copies are open, and only their bits are ever set: a move to
+                // a slot that is not a first copy counts as won here (`later`), and is read
+                // from that position's first copy in another row (`crossings`).
                 if side == inner {
                     let t = p.them[r];
+                    let later = !self.lay.first_copies(p.sh.kings[r]);
                     for d in Dir::ALL {
                         wins |= from_of(g, t.loss(), d);
-                        all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
+                        all_won &= !from_of(g, v, d) | from_of(g, t.win() | later, d);
                     }
+                    self.crossings(p.sh, r, open, |x, row, at| {
+                        let t = p.them[row];
+                        wins |= (t.loss() >> at & 1) << x;
+                        all_won &= !(1 << x) | (t.win() >> at & 1) << x;
+                    });
                 }
                 self.each_move(p.sh, r, side, |m| {
                     let t = p.them[m.row as usize];
                     wins |= t.loss();
-                    all_won &= t.win() | m.to;
+                    all_won &= t.win() | m.to() | m.later();
                 });
                 let won = open & wins;
                 let lost = open & !wins & all_won;
@@ -1907,9 +1978,11 @@ impl<S: Finished> BitSlice<'_, S> {
                 }
                 changed = true;
                 my_wl[i] = WinLoss::new(mine.win() | won, mine.loss() | lost);
-                // Who reads this row: the other side's rows that move into it.
+                // Who reads this row: the other side's rows that move into it (across the
+                // first copies too).
                 if side.opponent() == inner {
                     mark(r);
+                    self.crossings(p.sh, r, won | lost, |_, row, _| mark(row));
                 }
                 self.each_move(p.sh, r, side.opponent(), |m| mark(m.row as usize));
             }
@@ -2274,9 +2347,9 @@ mod tests {
     }
 
     /// Slices where the innermost colour has two or three kings (each position two or three
-    /// slots, a row's later copies of capture positions read from their first): English
-    /// 2-5 (men and kings), and the kings-only slices of at most three kings a side (0303:
-    /// one group, its rows shared among the threads).
+    /// slots, its first copy solved, moves across first copies read from other rows):
+    /// English 2-5 (men and kings), and the kings-only slices of at most three kings a side
+    /// (0303: one group, its rows shared among the threads).
     #[test]
     fn several_kings_of_the_innermost_colour_agree_with_the_grouped_solver() {
         assert_eq!(agrees_with_grouped(Rules::ENGLISH, 5, &|_| true), 39);
