@@ -21,7 +21,7 @@ use crate::finished::{Finished, TableSource};
 use crate::packed::pack_codes;
 use crate::scratch::{Raw, Scratch, ScratchKind, Spill};
 use crate::solve::{
-    bitpar_memory, bitpar_move_list_fits, bitpar_slots, bitpar_supports, group_too_large,
+    bitpar_memory, bitpar_move_list_fits, bitpar_supports, bitpar_work, group_too_large,
     solve_memory, solve_memory_wld, solve_slice, solve_slice_bitpar_wld_in, solve_slice_dtc,
     solve_slice_grouped_wld_in, stored_codes, BitparHow, MappedResults, SolvedSlice, SolvedWld,
 };
@@ -1461,8 +1461,9 @@ mod tests {
 
     /// A slice's work in a WLD-only build: four units a slot of the bit-parallel solver's
     /// rows, 32 k / (E - K + 1) slots a position for k kings of the innermost colour, K kings
-    /// and E squares the men leave (a count that does not go through the solver's layout);
-    /// 36 a position for the men-only slices of the grouped solver.
+    /// and E squares the men leave (a count that does not go through the solver's layout),
+    /// each (0.29 + 1.42 / k) of that with three kings innermost or more (only first copies
+    /// solved); 36 a position for the men-only slices of the grouped solver.
     #[test]
     fn work_goes_by_the_slots_of_the_rows() {
         let dir = tempfile::tempdir().unwrap();
@@ -1481,8 +1482,10 @@ mod tests {
             let size = SliceIndex::new(m, Rules::ENGLISH.geometry()).size();
             let kings = u64::from(m.white_kings + m.black_kings);
             let empty = 32 - u64::from(m.white_men + m.black_men);
-            let work = plan.work(m, 2);
-            assert_eq!(work * (empty - kings + 1), 4 * 32 * k * size, "{slice}");
+            let slots = 32 * k * size / (empty - kings + 1);
+            assert_eq!(slots * (empty - kings + 1), 32 * k * size, "{slice}");
+            let hundredths = if k <= 2 { 100 } else { 29 + 142 / k };
+            assert_eq!(plan.work(m, 2), 4 * slots * hundredths / 100, "{slice}");
         }
         let men = Material::parse("3030").unwrap();
         let size = SliceIndex::new(men, Rules::ENGLISH.geometry()).size();

@@ -429,15 +429,16 @@ impl Plan {
     }
 
     /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
-    /// bit-parallel solver's rows ([`bitpar_slots`]: 1.2 to 6 a position, as many as the
+    /// bit-parallel solver's rows ([`bitpar_slots`](crate::solve::bitpar_slots): 1.2 to 6 a position, as many as the
     /// innermost colour has kings, and its time goes by them: about 30 ns a slot a core at
-    /// 8 pieces), 36 a position for the grouped solver (men-only English slices: about 260 ns
+    /// 8 pieces), less where that colour has three kings or more ([`bitpar_work`]), 36 a
+    /// position for the grouped solver (men-only English slices: about 260 ns
     /// a position, 9 slots' time) and 48 for the bit solver (kings only: about 350 ns); all
     /// measured on one machine (performance-history, session 36).
     pub fn solver_work(&self, m: Material, method: WldSolver) -> u64 {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
         match method {
-            WldSolver::BitParallel | WldSolver::BitParallelLean => 4 * bitpar_slots(&self.rules, m),
+            WldSolver::BitParallel | WldSolver::BitParallelLean => bitpar_work(&self.rules, m),
             WldSolver::Grouped | WldSolver::GroupedSerial => 36 * size,
             WldSolver::Bits => 48 * size,
         }

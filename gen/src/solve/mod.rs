@@ -45,8 +45,8 @@ mod reference;
 mod resume;
 
 pub use bitpar::{
-    bitpar_memory, bitpar_move_list_fits, bitpar_slots, bitpar_supports, solve_slice_bitpar_wld,
-    solve_slice_bitpar_wld_in, BitparHow,
+    bitpar_memory, bitpar_move_list_fits, bitpar_slots, bitpar_supports, bitpar_work,
+    solve_slice_bitpar_wld, solve_slice_bitpar_wld_in, BitparHow,
 };
 use group::{solve_group, solve_men_group, Scratch, SliceSolve, PROGRESS_BATCH};
 #[cfg(test)]
