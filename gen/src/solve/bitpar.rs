@@ -272,12 +272,11 @@ struct Shape {
     moves: Vec<RowMove>,
     exits: Vec<ManExit>,
     /// Lean rows ([`BitparHow::lean`]): no `starts` or `moves`; a row's king moves are
-    /// found from its kings when they are needed, ranked by this decoder of the other
-    /// kings. `men`: the group's men.
-    lean: Option<GroupDecoder>,
+    /// found from its kings when they are needed, ranked by `odec`. `men`: the group's men.
+    lean: bool,
     men: u64,
-    /// The decoder of the group's other kings: what ranks the rows that moves across the
-    /// first copies lead to ([`BitSlice::crossings`]).
+    /// The decoder of the group's other kings: what ranks the rows of lean rows' moves and
+    /// of the moves across the first copies ([`BitSlice::crossings`]).
     odec: Option<GroupDecoder>,
 }
 
@@ -749,7 +748,7 @@ impl<S: Finished> BitSlice<'_, S> {
         let rows = self.lay.rows;
         let sh = &mut b.sh;
         sh.men = wmen | bmen;
-        sh.lean = self.lean.then(|| odec.clone());
+        sh.lean = self.lean;
         sh.odec = Some(odec.clone());
         if self.lean {
             Self::lean_rows(odec, sh, (rows, all), wide);
@@ -889,14 +888,14 @@ impl<S: Finished> BitSlice<'_, S> {
     /// with lean rows found from the row's kings.
     #[inline(always)]
     fn each_move(&self, sh: &Shape, r: usize, side: Color, mut put: impl FnMut(RowMove)) {
-        match &sh.lean {
-            None => {
+        match (&sh.odec, sh.lean) {
+            (Some(odec), true) => self.row_moves(odec, sh.men, (r, sh.kings[r]), side, put),
+            _ => {
                 let (lo, hi) = Self::range(&sh.starts, r, side);
                 for &m in &sh.moves[lo..hi] {
                     put(m);
                 }
             }
-            Some(odec) => self.row_moves(odec, sh.men, (r, sh.kings[r]), side, put),
         }
     }
 
@@ -1168,7 +1167,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 moves |= quiet & from_of(g, v, d);
             }
         }
-        if sh.lean.is_none() {
+        if !sh.lean {
             let (lo, hi) = Self::range(&sh.starts, r, side);
             for m in &sh.moves[lo..hi] {
                 moves |= quiet & !m.to();
