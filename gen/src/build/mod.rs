@@ -1282,12 +1282,14 @@ fn kept_outcomes(
     sides: [&[u64]; 2],
     spill: Option<&Spill>,
 ) -> Result<[Option<Codes>; 2], BuildError> {
+    use rayon::prelude::*;
     let mut kept = [None, None];
     let stored = if m == m.mirror() { 1 } else { 2 };
     for (k, words) in sides.into_iter().enumerate().take(stored) {
         kept[k] = Some(match spill {
             Some(sp) => to_scratch(plan, m, k, Raw::Words(words), sp)?,
-            None => Codes::Wld(words.to_vec()),
+            // Copied on every thread (a first touch of each page, as `try_filled`).
+            None => Codes::Wld(words.par_iter().copied().collect()),
         });
     }
     Ok(kept)
