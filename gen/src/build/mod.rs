@@ -45,7 +45,7 @@ pub const FORECAST_MAX_PIECES: u32 = 10;
 pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 /// Positions per block in DTW files.
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
-/// zstd settings of WLD files (and of distance files given one setting for all,
+/// zstd settings of WLD and DTC files (and of DTW files given one setting for all,
 /// [`Plan::with_zstd`]): level 15 (English 2-5 measured: level 15 writes in
 /// about half the time of 19 for 0.4% more WLD bytes; level 9 is 9% larger), with the
 /// optimal parser of `btopt` instead of `btultra` (level 15's for blocks of 16 KiB or less),
@@ -58,13 +58,13 @@ pub const ZSTD: CompressionParams = CompressionParams {
     target_length: Some(999),
     ..CompressionParams::level(15)
 };
-/// zstd settings of distance files (DTW, DTC) by default: level 15's optimal parser as for
+/// zstd settings of DTW files by default: level 15's optimal parser as for
 /// WLD files ([`ZSTD`]), with search log 2 and target length 32. English 2-6 DTW blocks
 /// (`examples/zstd_lab.rs --dtw`, session 41): 1.33x faster to compress than [`ZSTD`] (64.4
 /// s against 86.0 s on two threads) for 1.07% more bytes; plain level 9 2.5x for 6.0% more.
 /// In English 2-6 full builds (the same binary, alternated): DTW writing 78.0 / 77.5 s against
-/// 100.5 / 100.2 s. Measured on DTW only; DTC files (16-bit codes) take it untried.
-pub const DISTANCE_ZSTD: CompressionParams = CompressionParams {
+/// 100.5 / 100.2 s. DTC files (16-bit codes, not measured with it) keep [`ZSTD`].
+pub const DTW_ZSTD: CompressionParams = CompressionParams {
     strategy: Some(7),
     search_log: Some(2),
     target_length: Some(32),
@@ -945,7 +945,12 @@ fn solve_full(
                 header: dtw_header,
                 sides: sides_of(symmetric, &s0, &s1),
             },
-            &plan.distance_zstd,
+            // DTC files keep the WLD setting: the DTW one was measured on 8-bit DTW blocks.
+            if kind == ValueKind::Dtw {
+                &plan.dtw_zstd
+            } else {
+                &plan.zstd
+            },
         )?
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();

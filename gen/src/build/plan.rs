@@ -47,10 +47,10 @@ pub struct Plan {
     pub(crate) out: PathBuf,
     /// Slices in solve order.
     pub(crate) slices: Vec<Material>,
-    /// zstd settings of the WLD files ([`ZSTD`] by default).
+    /// zstd settings of the WLD and DTC files ([`ZSTD`] by default).
     pub(crate) zstd: CompressionParams,
-    /// zstd settings of the distance files, DTW or DTC ([`DISTANCE_ZSTD`] by default).
-    pub(crate) distance_zstd: CompressionParams,
+    /// zstd settings of the DTW files ([`DTW_ZSTD`] by default).
+    pub(crate) dtw_zstd: CompressionParams,
     /// How WLD files fill their "don't care" positions (default [`Fill::Major`]).
     pub(crate) fill: Fill,
     /// The value kinds written (default WLD and DTW). Without distances
@@ -115,14 +115,14 @@ impl Plan {
         &self.slices
     }
 
-    /// The zstd settings of the WLD files.
+    /// The zstd settings of the WLD and DTC files.
     pub fn zstd(&self) -> &CompressionParams {
         &self.zstd
     }
 
-    /// The zstd settings of the distance files (DTW, DTC).
-    pub fn distance_zstd(&self) -> &CompressionParams {
-        &self.distance_zstd
+    /// The zstd settings of the DTW files.
+    pub fn dtw_zstd(&self) -> &CompressionParams {
+        &self.dtw_zstd
     }
 
     /// The value kinds written.
@@ -161,11 +161,11 @@ impl Plan {
         self.scratch_limit
     }
 
-    /// These zstd settings for every file, WLD and distances (by default [`ZSTD`] for WLD
-    /// files and [`DISTANCE_ZSTD`] for distance files).
+    /// These zstd settings for every file (by default [`ZSTD`] for WLD and DTC files and
+    /// [`DTW_ZSTD`] for DTW files).
     pub fn with_zstd(mut self, zstd: CompressionParams) -> Plan {
         self.zstd = zstd;
-        self.distance_zstd = zstd;
+        self.dtw_zstd = zstd;
         self
     }
 
@@ -291,7 +291,7 @@ impl Plan {
             out,
             slices: Material::solve_order(pieces, rules.max_pieces_per_side()),
             zstd: ZSTD,
-            distance_zstd: DISTANCE_ZSTD,
+            dtw_zstd: DTW_ZSTD,
             fill: Fill::Major,
             values: Values::WLD_DTW,
             count: CountProfile::for_rules(&rules),
@@ -1001,14 +1001,14 @@ mod tests {
     }
 
     #[test]
-    fn distance_files_have_their_own_zstd_unless_one_is_given_for_all() {
+    fn dtw_files_have_their_own_zstd_unless_one_is_given_for_all() {
         let dir = tempfile::tempdir().unwrap();
         let plan = Plan::new(Rules::ENGLISH, 4, dir.path()).unwrap();
-        assert_eq!((plan.zstd(), plan.distance_zstd()), (&ZSTD, &DISTANCE_ZSTD));
-        assert_ne!(ZSTD, DISTANCE_ZSTD);
+        assert_eq!((plan.zstd(), plan.dtw_zstd()), (&ZSTD, &DTW_ZSTD));
+        assert_ne!(ZSTD, DTW_ZSTD);
         let one = plan.with_zstd(CompressionParams::level(9));
         assert_eq!(one.zstd(), &CompressionParams::level(9));
-        assert_eq!(one.distance_zstd(), &CompressionParams::level(9));
+        assert_eq!(one.dtw_zstd(), &CompressionParams::level(9));
     }
 
     #[test]
