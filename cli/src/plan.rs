@@ -21,11 +21,11 @@ pub struct Args {
     /// Cores a job (`--threads` of each `dtb gen`, `--cpus-per-task` in Slurm).
     #[arg(long, default_value_t = 1, value_parser = crate::args::number_in(1u32, Some(1024)))]
     cpus: u32,
-    /// Positions solved a second a core, the same for every slice, for the time forecast.
-    /// Without it each slice's time is its solver's work at the costs measured on two
-    /// cores of an Intel Xeon, writing included: English 8-piece WLD slices 0.85-1.31x of
-    /// their forecast (a slice whose colour with fewer kings has two kings costs about twice
-    /// one with one king), English 2-7 with DTW as a whole.
+    /// Positions solved a second a core (at least 1), the same for every slice, for the
+    /// time forecast. Without it each slice's time is its solver's work at the costs
+    /// measured on two cores of an Intel Xeon, writing included: English 8-piece WLD slices
+    /// 0.85-1.31x of their forecast (a slice whose colour with fewer kings has two kings
+    /// costs about twice one with one king), English 2-7 with DTW as a whole.
     #[arg(long)]
     speed: Option<f64>,
     /// The dtb program the jobs run (default: this one).
@@ -89,8 +89,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }
-    if a.speed.is_some_and(|s| !(s.is_finite() && s > 0.0)) {
-        bail!("--speed must be a positive number of positions a second a core");
+    // Below one position a second the forecast would be clamped, not computed: refused.
+    if let Some(s) = a.speed.filter(|s| !(s.is_finite() && *s >= 1.0)) {
+        bail!("--speed must be a number of positions a second a core, at least 1 (got {s:?})");
     }
     let speed = Speed {
         cpus: a.cpus,

@@ -250,6 +250,28 @@ fn json_and_slurm_describe_the_graph() {
     assert_eq!(first["reads"].as_array().unwrap().len(), 0);
     assert!(j["critical_path_seconds"].as_f64().unwrap() > 0.0);
     assert!(j["cpu_hours"].as_f64().unwrap() > 0.0);
+    // A flat speed: each unit's seconds are its positions over the speed of its cores.
+    let j: serde_json::Value = serde_json::from_str(&plan(&[
+        "--pieces", "3", "--emit", "json", "--cpus", "2", "--speed", "1000",
+    ]))
+    .unwrap();
+    assert_eq!(j["time_forecast"], "flat");
+    for u in j["units"].as_array().unwrap() {
+        let want = u["positions"].as_f64().unwrap() / 2000.0;
+        assert!((u["seconds"].as_f64().unwrap() - want).abs() < 1e-9, "{u}");
+    }
+    // Speeds that are not a number of positions a second are refused, naming the flag.
+    for bad in ["0", "-5", "0.5", "1e-300", "nan", "inf"] {
+        let out = Command::new(DTB)
+            .args(["plan", "--pieces", "3", "--emit", "json"])
+            .arg(format!("--speed={bad}"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--speed {bad}: {err}");
+        assert!(err.contains("--speed"), "--speed {bad}: {err}");
+        assert!(out.stdout.is_empty(), "--speed {bad}");
+    }
     let s = plan(&[
         "--pieces",
         "4",
