@@ -945,12 +945,7 @@ fn solve_full(
                 header: dtw_header,
                 sides: sides_of(symmetric, &s0, &s1),
             },
-            // DTC files keep the WLD setting: the DTW one was measured on 8-bit DTW blocks.
-            if kind == ValueKind::Dtw {
-                &plan.dtw_zstd
-            } else {
-                &plan.zstd
-            },
+            plan.zstd_for(kind),
         )?
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();

@@ -125,6 +125,15 @@ impl Plan {
         &self.dtw_zstd
     }
 
+    /// The zstd settings of the files of value kind `kind`: DTW files have their own; DTC
+    /// files keep the WLD setting (the DTW one was measured on 8-bit DTW blocks only).
+    pub fn zstd_for(&self, kind: ValueKind) -> &CompressionParams {
+        match kind {
+            ValueKind::Dtw => &self.dtw_zstd,
+            ValueKind::Wld | ValueKind::Dtc => &self.zstd,
+        }
+    }
+
     /// The value kinds written.
     pub fn values(&self) -> Values {
         self.values
