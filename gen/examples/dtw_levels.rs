@@ -10,8 +10,8 @@
 //!
 //! `cargo run --release -p dtb-gen --example dtw_levels -- DIR SLICE [VARIANT]`
 //!
-//! Short kings only (one square a move); a slice whose longest distance passes 255 plies is
-//! refused.
+//! Refused: kings that fly (the rows' king moves here are one square), a table that is not
+//! DTW, a slice that is its own mirror (one side stored), a distance past 255 plies.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -20,9 +20,10 @@ use std::sync::Arc;
 use dtb_probe::internal::board::{Dir, NONE};
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
+use dtb_probe::internal::rules::KingRange;
 use dtb_probe::internal::table::{BlockCache, TableFile};
 use dtb_probe::movegen::has_capture;
-use dtb_probe::{Color, Rules};
+use dtb_probe::{Color, Rules, ValueKind};
 use rayon::prelude::*;
 
 fn fail(message: impl std::fmt::Display) -> ! {
@@ -114,11 +115,20 @@ fn main() {
         Some(v) => Rules::by_name(v).unwrap_or_else(|| fail(format!("no variant {v:?}"))),
         None => Rules::ENGLISH,
     };
+    if rules.kings != KingRange::Short {
+        fail(format!(
+            "{}: kings that fly; the rows' king moves here are one square",
+            rules.name
+        ));
+    }
     let m = Material::parse(slice).unwrap_or_else(|| fail(format!("no slice {slice:?}")));
     let path = Path::new(dir).join(format!("{}-{m}.dtw", rules.name));
     let table = TableFile::open(&path, Arc::new(BlockCache::new(256 << 20)))
         .unwrap_or_else(|e| fail(dtb_probe::report(&e)));
     let h = table.header();
+    if h.kind != ValueKind::Dtw {
+        fail(format!("{}: a {} table, not DTW", path.display(), h.kind));
+    }
     if h.stored_side_count() != 2 {
         fail("a slice that is its own mirror (one side stored) is not handled");
     }
