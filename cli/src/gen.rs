@@ -517,6 +517,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         distance,
     };
     let t0 = Instant::now();
+    let usage0 = build::process_usage();
     let stats = build::run(&plan, &bars)?;
     bars.slice.finish_and_clear();
     bars.overall.finish_and_clear();
@@ -536,6 +537,14 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     let values_bytes: u64 = stats.iter().map(|s| s.values_bytes).sum();
     let values_secs: f64 = stats.iter().map(|s| s.values_seconds).sum();
     let peak = build::peak_memory().unwrap_or(0);
+    // The build's own CPU time and major page faults (null where the system does not say):
+    // CPU seconds over `seconds` x threads is the share of the cores it kept busy.
+    let usage = usage0
+        .zip(build::process_usage())
+        .map(|(a, b)| build::ProcessUsage {
+            cpu_seconds: (b.cpu_seconds - a.cpu_seconds).max(0.0),
+            major_page_faults: b.major_page_faults.saturating_sub(a.major_page_faults),
+        });
     let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
     if json {
         outln!(
@@ -545,6 +554,8 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
                 "slices": stats.len(), "positions": positions, "solved": solved,
                 "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
+                "cpu_seconds": usage.map(|u| u.cpu_seconds),
+                "major_page_faults": usage.map(|u| u.major_page_faults),
                 "values_bytes": values_bytes, "values_write_seconds": values_secs,
                 // null for a WLD-only build (no distance files).
                 "distance_kind": distance.map(str::to_lowercase),
@@ -554,8 +565,16 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         );
     } else {
         outln!(
-            "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB",
-            rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20
+            "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB{}",
+            rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20,
+            match usage {
+                Some(u) => format!(
+                    "; CPU {:.0}% of {threads} threads, {} major page faults",
+                    100.0 * u.cpu_seconds / (secs * threads as f64).max(1e-9),
+                    u.major_page_faults
+                ),
+                None => String::new(),
+            }
         );
         let distance_text = match distance {
             Some(name) => format!(

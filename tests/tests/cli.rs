@@ -634,6 +634,21 @@ fn gen_rebuilds_damaged_and_missing_slices() {
         .map(|o| o["slice"].as_str().unwrap())
         .collect();
     assert_eq!(rebuilt, set(&["0120", "1010"]));
+    // The build's CPU time (in seconds, not clock ticks: at most every thread busy for the
+    // whole build, the main thread beside them) and its major page faults.
+    let summary = &lines[23];
+    let (secs, threads) = (
+        summary["seconds"].as_f64().unwrap(),
+        summary["threads"].as_f64().unwrap(),
+    );
+    let cpu = summary["cpu_seconds"]
+        .as_f64()
+        .expect("cpu_seconds on Linux");
+    assert!(
+        cpu > 0.0 && cpu <= secs * (threads + 1.0) + 0.05,
+        "{summary:?}"
+    );
+    assert!(summary["major_page_faults"].is_u64(), "{summary:?}");
     // Each slice's line tells how far the run is: its share of the solving work done
     // (rising to all of it), seconds so far and left; skipped slices before any solving
     // have done nothing and know no ETA.

@@ -232,6 +232,32 @@ pub fn peak_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// What this process has used so far (Linux; `None` elsewhere): CPU seconds, user and
+/// system, of every thread, and major page faults (pages read from disk on first touch: the
+/// mapped scratch files of a build that spills). From `/proc/self/stat` (proc(5): fields 12,
+/// `majflt`, and 14-15, `utime` and `stime`, in clock ticks of 1/100 s, the kernel's
+/// `USER_HZ` on every Linux architecture).
+pub fn process_usage() -> Option<ProcessUsage> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Field 2, the command's name, is in parentheses and may hold spaces or parentheses:
+    // the fields are counted from after its last `)`, where field 3 is.
+    let fields: Vec<&str> = s.get(s.rfind(')')? + 1..)?.split_whitespace().collect();
+    let field = |k: usize| -> Option<u64> { fields.get(k - 3)?.parse().ok() };
+    Some(ProcessUsage {
+        cpu_seconds: (field(14)? + field(15)?) as f64 / 100.0,
+        major_page_faults: field(12)?,
+    })
+}
+
+/// [`process_usage`]'s figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProcessUsage {
+    /// CPU seconds, user and system, of every thread.
+    pub cpu_seconds: f64,
+    /// Pages read from disk when touched.
+    pub major_page_faults: u64,
+}
+
 /// Remove the temporary files an interrupted writer left (`.<name>.<random>.tmp`), those of
 /// the file named `of` only unless it is empty; only called while holding the directory
 /// lock (or the slice's), so no writer of ours is using them.
