@@ -161,6 +161,8 @@ struct Bars {
     failed: Mutex<Option<StdoutError>>,
     /// When the first slice of this run started (after the checks and loads before it).
     started: std::sync::OnceLock<Instant>,
+    /// The process's CPU time and major page faults then (where the system says them).
+    started_usage: std::sync::OnceLock<build::ProcessUsage>,
     /// The name of the distance files the build writes (DTW or DTC), for its lines; `None`
     /// for a WLD-only build, whose lines give no distance and no distance bytes.
     distance: Option<&'static str>,
@@ -172,6 +174,9 @@ impl Observer for Bars {
         self.overall.set_position(0);
         self.overall.reset_eta();
         let _ = self.started.set(Instant::now());
+        if let Some(u) = build::process_usage() {
+            let _ = self.started_usage.set(u);
+        }
     }
     fn slice_start(&self, i: usize, total: usize, m: Material, work: u64) {
         self.overall.set_message(format!("slice {}/{total}", i + 1));
@@ -238,6 +243,17 @@ impl Bars {
         );
         m.insert("build_elapsed_seconds".into(), json!(elapsed));
         m.insert("build_eta_seconds".into(), json!(eta));
+        // The CPU seconds and major page faults since then: a slice whose line adds many
+        // faults and few CPU seconds for its wall time waited on the disk.
+        let usage = self.started_usage.get().zip(build::process_usage());
+        m.insert(
+            "build_cpu_seconds".into(),
+            json!(usage.map(|(a, b)| (b.cpu_seconds - a.cpu_seconds).max(0.0))),
+        );
+        m.insert(
+            "build_major_page_faults".into(),
+            json!(usage.map(|(a, b)| b.major_page_faults.saturating_sub(a.major_page_faults))),
+        );
         m
     }
 }
@@ -514,6 +530,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         json,
         failed: Mutex::new(None),
         started: std::sync::OnceLock::new(),
+        started_usage: std::sync::OnceLock::new(),
         distance,
     };
     let t0 = Instant::now();

@@ -666,6 +666,21 @@ fn gen_rebuilds_damaged_and_missing_slices() {
     let eta = lines[22]["build_eta_seconds"].as_f64().unwrap();
     assert!((0.0..1.0).contains(&eta), "{eta}");
     assert!(lines[22]["build_elapsed_seconds"].as_f64().unwrap() > 0.0);
+    // The CPU seconds and major page faults since the first slice started, rising: the CPU
+    // seconds at most every thread and the main thread busy all that time.
+    let cpu: Vec<f64> = lines[..23]
+        .iter()
+        .map(|o| o["build_cpu_seconds"].as_f64().expect("on Linux"))
+        .collect();
+    assert!(cpu.windows(2).all(|w| w[0] <= w[1]), "{cpu:?}");
+    let elapsed = lines[22]["build_elapsed_seconds"].as_f64().unwrap();
+    assert!(
+        cpu[22] <= elapsed * (threads + 1.0) + 0.05,
+        "{cpu:?} in {elapsed} s"
+    );
+    assert!(lines[..23]
+        .iter()
+        .all(|o| o["build_major_page_faults"].is_u64()));
     assert_eq!(table_files(&dir), original);
     // The damaged file is reported (one line, naming the slice, the file and the damage);
     // the missing one is just built.
