@@ -245,14 +245,16 @@ impl Bars {
         m.insert("build_eta_seconds".into(), json!(eta));
         // The CPU seconds and major page faults since then: a slice whose line adds many
         // faults and few CPU seconds for its wall time waited on the disk.
-        let usage = self.started_usage.get().zip(build::process_usage());
+        let usage = (self.started_usage.get().copied())
+            .zip(build::process_usage())
+            .map(|(a, b)| b.since(a));
         m.insert(
             "build_cpu_seconds".into(),
-            json!(usage.map(|(a, b)| (b.cpu_seconds - a.cpu_seconds).max(0.0))),
+            json!(usage.map(|u| u.cpu_seconds)),
         );
         m.insert(
             "build_major_page_faults".into(),
-            json!(usage.map(|(a, b)| b.major_page_faults.saturating_sub(a.major_page_faults))),
+            json!(usage.map(|u| u.major_page_faults)),
         );
         m
     }
@@ -556,12 +558,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     let peak = build::peak_memory().unwrap_or(0);
     // The build's own CPU time and major page faults (null where the system does not say):
     // CPU seconds over `seconds` x threads is the share of the cores it kept busy.
-    let usage = usage0
-        .zip(build::process_usage())
-        .map(|(a, b)| build::ProcessUsage {
-            cpu_seconds: (b.cpu_seconds - a.cpu_seconds).max(0.0),
-            major_page_faults: b.major_page_faults.saturating_sub(a.major_page_faults),
-        });
+    let usage = usage0.zip(build::process_usage()).map(|(a, b)| b.since(a));
     let rate = solved as f64 / solve_secs.max(1e-9) / threads as f64;
     if json {
         outln!(

@@ -258,6 +258,18 @@ pub struct ProcessUsage {
     pub major_page_faults: u64,
 }
 
+impl ProcessUsage {
+    /// What was used between `earlier` and these figures.
+    pub fn since(self, earlier: ProcessUsage) -> ProcessUsage {
+        ProcessUsage {
+            cpu_seconds: (self.cpu_seconds - earlier.cpu_seconds).max(0.0),
+            major_page_faults: self
+                .major_page_faults
+                .saturating_sub(earlier.major_page_faults),
+        }
+    }
+}
+
 /// Remove the temporary files an interrupted writer left (`.<name>.<random>.tmp`), those of
 /// the file named `of` only unless it is empty; only called while holding the directory
 /// lock (or the slice's), so no writer of ours is using them.
