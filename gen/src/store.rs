@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use dtb_probe::internal::count::CountProfile;
 use dtb_probe::internal::format::{unpack_value, ValueKind, WldCode, FORMAT_VERSION_TRUE};
-use dtb_probe::internal::index::{KingsRanker, SliceIndex};
+use dtb_probe::internal::index::{KingRow, KingsRanker, SliceIndex};
 use dtb_probe::internal::material::Material;
 use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
@@ -31,7 +31,7 @@ use dtb_probe::internal::value::{
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::finished::{mark_loss_draw, Finished, TableSource};
-use crate::packed::{code_of_bits, pack_codes, PackedWld};
+use crate::packed::{code_of_bits, pack_codes, PackedWld, EVEN};
 use crate::scratch::{Scratch, ScratchKind};
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
@@ -67,6 +67,46 @@ impl Codes {
             Codes::Mapped(f) => u64::from(*f.bytes().get(i / 4)? >> (2 * (i % 4)) & 3),
         };
         Some(code_of_bits(bits).code())
+    }
+
+    /// The 2-bit codes of positions `i .. i + n` (`n` from 1 to 32) as the fields of a word,
+    /// position `i` lowest, the bits above them 0; `None` for DTW codes or past the end
+    /// (`len` values are held).
+    #[inline(always)]
+    fn fields(&self, i: u64, n: u32, len: u64) -> Option<u64> {
+        debug_assert!((1..=32).contains(&n));
+        if i + u64::from(n) > len {
+            return None;
+        }
+        let keep = u64::MAX >> (64 - 2 * n);
+        let v = match self {
+            Codes::Dtw(_) => return None,
+            Codes::Wld(w) => {
+                let (k, o) = ((i / 32) as usize, (i % 32) as u32);
+                let mut v = *w.get(k)? >> (2 * o);
+                if o + n > 32 {
+                    v |= *w.get(k + 1)? << (64 - 2 * o);
+                }
+                v
+            }
+            Codes::Mapped(f) if f.kind() == ScratchKind::Dtw => return None,
+            // Little-endian words: position i is in byte i / 4; at most 9 bytes.
+            Codes::Mapped(f) => {
+                let (a, b) = ((i / 4) as usize, ((i + u64::from(n) - 1) / 4) as usize);
+                let mut buf = [0u8; 16];
+                buf[..=b - a].copy_from_slice(f.bytes().get(a..=b)?);
+                (u128::from_le_bytes(buf) >> (2 * (i % 4))) as u64
+            }
+        };
+        Some(v & keep)
+    }
+
+    /// The scratch file of DTW codes these are, if they are.
+    fn dtw_scratch(&self) -> Option<&Scratch> {
+        match self {
+            Codes::Mapped(f) if f.kind() == ScratchKind::Dtw => Some(f),
+            _ => None,
+        }
     }
 
     /// Bytes of memory held (a mapped file: none of its own).
@@ -867,7 +907,8 @@ impl Finished for Store {
         cache: &mut Lookups,
         f: &mut dyn FnMut(u32, Code),
     ) -> Result<(), Missing> {
-        self.each_with_king(pos, color, squares, cache, f)
+        self.each_with_king(pos, (color, squares), cache, None, f)
+            .map(|_| ())
     }
 
     /// [`Finished::losses_draws_with_king`]: as [`Finished::values_with_king`], with the masks
@@ -880,10 +921,15 @@ impl Finished for Store {
         cache: &mut Lookups,
     ) -> Result<(u64, u64), Missing> {
         let mut masks = (0u64, 0u64);
-        self.each_with_king(pos, color, squares, cache, |x, code| {
-            mark_loss_draw(&mut masks, x, code)
-        })?;
-        Ok(masks)
+        let mut packed = (0u64, 0u64);
+        let whole = self.each_with_king(
+            pos,
+            (color, squares),
+            cache,
+            Some(&mut packed),
+            |x, code| mark_loss_draw(&mut masks, x, code),
+        )?;
+        Ok(if whole { packed } else { masks })
     }
 }
 
@@ -893,17 +939,22 @@ impl Store {
     /// row, then each square's kings ranked and read; where the slice leaves positions "don't
     /// care" (a slice read from its file), each square's value from what earlier look-ups
     /// found, or through [`Store::value`] (its search) where none has.
+    ///
+    /// With `packed`, where the slice holds its outcomes packed (2 bits a position) and
+    /// nothing "don't care", the squares' losses and draws are put there instead, read a
+    /// word at a time ([`losses_draws_packed`]), and `f` is not called: returns whether
+    /// that was done.
     #[inline]
     fn each_with_king(
         &self,
         pos: &Position,
-        color: Color,
-        squares: u64,
+        (color, squares): (Color, u64),
         cache: &mut Lookups,
+        packed: Option<&mut (u64, u64)>,
         mut f: impl FnMut(u32, Code),
-    ) -> Result<(), Missing> {
+    ) -> Result<bool, Missing> {
         if squares == 0 {
-            return Ok(());
+            return Ok(false);
         }
         let first = pos.with_king(color, squares.trailing_zeros());
         let mut each = squares;
@@ -916,7 +967,7 @@ impl Store {
             for _ in 0..squares.count_ones() {
                 f(next().0, LOST);
             }
-            return Ok(());
+            return Ok(false);
         }
         let e = self.cached_entry(&first, cache)?.clone();
         let missing = || Missing {
@@ -944,6 +995,19 @@ impl Store {
             e.rank.with_one_more(wk, bk, color)
         };
         let last = g.squares as u32 - 1;
+        if let (Some(out), DontCare::None) = (packed, e.dont_care) {
+            // The squares as the slice stores them: turned where it is stored flipped.
+            let turn = |b: u64| if e.flip { g.rotate(b) } else { b };
+            if let Some((loss, draw)) =
+                losses_draws_packed(codes, size, e.base, &row, turn(squares))
+            {
+                *out = (turn(loss), turn(draw));
+                return Ok(true);
+            }
+            if !matches!(codes, Codes::Dtw(_)) && codes.dtw_scratch().is_none() {
+                return Err(missing());
+            }
+        }
         if e.dont_care != DontCare::None {
             // A slice read from its file: each square from the memo, or searched.
             let (at, side) = (e.slot as usize, e.side as usize);
@@ -957,7 +1021,7 @@ impl Store {
                     self.dont_care_code(&at_x, (at, side, i), e.dont_care, e.nominal, cache)?,
                 );
             }
-            return Ok(());
+            return Ok(false);
         }
         for _ in 0..squares.count_ones() {
             let x = next().0;
@@ -965,8 +1029,83 @@ impl Store {
             let i = e.base + row.rank(sq);
             f(x, codes.get(i as usize, size).ok_or_else(missing)?);
         }
-        Ok(())
+        Ok(false)
     }
+}
+
+/// The losses and draws (for the side to move) among the positions of a row, from outcomes
+/// packed 2 bits a position: `squares` are the varying king's squares as the slice stores
+/// them, `row` their placement numbers in the group that starts at `base`. Where the numbers
+/// run on by one ([`KingRow::run`]) their codes are read as one field of words, the rest a
+/// square at a time, each without a branch on its code. `None` where `codes` are not packed
+/// outcomes (DTW codes) or a number is past the end of the slice (`size` positions).
+#[inline]
+fn losses_draws_packed(
+    codes: &Codes,
+    size: u64,
+    base: u64,
+    row: &KingRow,
+    squares: u64,
+) -> Option<(u64, u64)> {
+    // A field of 2-bit codes: its losses (code 2) and draws (code 0, or the invalid 3 as
+    // `code_of_bits` reads it) as the low bits of each field.
+    let split = |f: u64| {
+        let (lo, hi) = (f & EVEN, f >> 1 & EVEN);
+        (hi & !lo, !(lo ^ hi) & EVEN)
+    };
+    let (mut loss, mut draw) = (0u64, 0u64);
+    let mut rest = squares;
+    if let Some((first, run)) = row.run() {
+        let wanted = squares & run;
+        if wanted != 0 {
+            // The run's squares up to the highest wanted, at most 32 (a field of one word).
+            let top = 63 - wanted.leading_zeros();
+            let upto = run & (u64::MAX >> (63 - top));
+            let n = upto.count_ones();
+            if n <= 32 {
+                let (l, d) = split(codes.fields(base + first, n, size)?);
+                loss |= deposit(compress_even(l), upto) & wanted;
+                draw |= deposit(compress_even(d), upto) & wanted;
+                rest &= !wanted;
+            }
+        }
+    }
+    while rest != 0 {
+        let x = rest.trailing_zeros();
+        rest &= rest - 1;
+        let (l, d) = split(codes.fields(base + row.rank(x), 1, size)?);
+        loss |= l << x;
+        draw |= (d & 1) << x;
+    }
+    Some((loss, draw))
+}
+
+/// The even bits of `v` (bit `2 j` for `j < 32`) packed to the low 32 bits: the inverse of
+/// [`crate::packed::spread`].
+#[inline]
+fn compress_even(v: u64) -> u64 {
+    let mut v = v & EVEN;
+    v = (v | v >> 1) & 0x3333_3333_3333_3333;
+    v = (v | v >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
+    v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
+    v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
+    (v | v >> 16) & 0xFFFF_FFFF
+}
+
+/// The low bits of `bits` placed, in order, on the set bits of `mask` (what `pdep` does; a
+/// loop over the mask's runs of set bits, since builds do not assume BMI2).
+#[inline]
+fn deposit(mut bits: u64, mask: u64) -> u64 {
+    let (mut out, mut m) = (0u64, mask);
+    while m != 0 {
+        let lo = m.trailing_zeros();
+        let len = (m >> lo).trailing_ones();
+        let ones = u64::MAX >> (64 - len);
+        out |= (bits & ones) << lo;
+        bits = bits.checked_shr(len).unwrap_or(0);
+        m &= !(ones << lo);
+    }
+    out
 }
 
 impl ValueSource for Store {
@@ -1030,6 +1169,7 @@ impl Finished for Layered<'_> {
 mod tests {
     use super::*;
     use crate::build::{self, Plan, Quiet};
+    use crate::scratch::{Raw, Spill};
     use crate::solve::solve_slice;
     use crate::values::Values;
     use dtb_probe::internal::value::Wld;
@@ -1306,9 +1446,27 @@ mod tests {
     fn row_masks_are_each_squares_value() {
         let rules = Rules::ENGLISH;
         let g = rules.geometry();
-        let (_dir, plan, [solved, packed, loaded]) = english_four_three_ways();
+        let (dir, plan, [solved, packed, loaded]) = english_four_three_ways();
+        // The same packed outcomes in mapped scratch files (what a spilling build reads).
+        let spill = Spill::default();
+        let mut mapped = Store::new(rules);
+        for (k, &m) in plan.slices.iter().enumerate() {
+            let at = slot(&m).expect("a slot");
+            let held = packed.slices[at].as_ref().expect("held");
+            let sides = [0, 1].map(|side| match &held.sides[side] {
+                Some(Codes::Wld(w)) => {
+                    let path = dir.path().join(format!("{k}-{side}.wld2"));
+                    let f = Scratch::write(Raw::Words(w), &path, &spill).expect("scratch");
+                    Some(Codes::Mapped(f))
+                }
+                None => None,
+                Some(_) => unreachable!("packed outcomes"),
+            });
+            mapped.insert_codes(m, sides);
+        }
         let (mut look, mut file_look, mut truth) =
             (Lookups::default(), Lookups::default(), Lookups::default());
+        let mut map_look = Lookups::default();
         let (mut lost_seen, mut drawn_seen) = (0u32, 0u32);
         each_row_with_a_king(&rules, &plan.slices, 5, |m, side, i, color, row| {
             let squares = g.all & !row.occupied();
@@ -1329,6 +1487,10 @@ mod tests {
                 .losses_draws_with_king(row, color, squares, &mut look)
                 .expect("row in memory");
             assert_eq!(got, want, "in memory: {m} {side:?} {i} {color:?}");
+            let got = mapped
+                .losses_draws_with_king(row, color, squares, &mut map_look)
+                .expect("row in scratch files");
+            assert_eq!(got, want, "mapped: {m} {side:?} {i} {color:?}");
             let got = loaded
                 .losses_draws_with_king(row, color, squares, &mut file_look)
                 .expect("row from files");
@@ -1466,6 +1628,24 @@ mod scratch_tests {
         for i in 0..n as usize {
             assert_eq!(wld.get(i, n), packed.get(i, n), "{i}");
         }
+        // Fields of 1 to 32 codes from any position, from words and from the file alike:
+        // each field the code `get` gives; none past the end, none of DTW codes.
+        for i in 0..n - 40 {
+            for k in 1..=32u32 {
+                let f = packed.fields(i, k, n).expect("in range");
+                assert_eq!(wld.fields(i, k, n), Some(f), "{i} {k}");
+                for j in 0..u64::from(k) {
+                    let want = packed
+                        .get((i + j) as usize, n)
+                        .map(|c| WldCode::of(c).bits());
+                    assert_eq!(Some((f >> (2 * j) & 3) as u8), want, "{i} {k} {j}");
+                }
+                assert_eq!(f >> (2 * k - 1) >> 1, 0, "{i} {k}: bits above the fields");
+            }
+        }
+        assert_eq!(packed.fields(n - 3, 4, n), None);
+        assert_eq!(wld.fields(n - 3, 4, n), None);
+        assert_eq!(dtw.fields(0, 4, codes.len() as u64), None);
         assert_eq!(dtw.get(codes.len(), codes.len() as u64), None);
         spill.drop_pages();
         assert_eq!(dtw.get(17, codes.len() as u64), Some(codes[17]));

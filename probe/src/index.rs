@@ -396,6 +396,20 @@ impl KingRow {
         let b = (self.other & below).count_ones() as usize;
         r * self.scale + self.black[b]
     }
+
+    /// Where the placement numbers of the row run on by one: `(first, squares)`, where the
+    /// `j`-th of `squares` in ascending order (from 0) has number `first + j`. These are the
+    /// free squares below every other king of the varying colour, where that colour is
+    /// ranked last (Black, or White where Black has no king); `None` otherwise. What a
+    /// reader of many squares of a row uses to read their values as one run.
+    #[inline]
+    pub fn run(&self) -> Option<(u64, u64)> {
+        if self.scale != 1 || self.other != 0 {
+            return None;
+        }
+        let below_own = (self.own & self.own.wrapping_neg()).wrapping_sub(1);
+        Some((self.base[0] + self.black[0], self.free & below_own))
+    }
 }
 
 /// The kings placements of one group in order of their number, from a given one on: what
@@ -903,12 +917,14 @@ mod tests {
             Material::new(0, 2, 0, 3),
             Material::new(2, 1, 1, 2),
             Material::new(0, 1, 0, 1),
+            Material::new(1, 2, 2, 0),
         ] {
             let ix = SliceIndex::new(m, g);
             for color in [Color::White, Color::Black] {
                 let mut less = m;
                 match color {
                     Color::White => less.white_kings -= 1,
+                    Color::Black if m.black_kings == 0 => continue,
                     Color::Black => less.black_kings -= 1,
                 }
                 let lx = SliceIndex::new(less, g);
@@ -929,6 +945,29 @@ mod tests {
                             };
                             assert_eq!(row.rank(x), rank.rank(w, b), "{m} {color:?} {x}");
                             checked += 1;
+                        }
+                        // The run: the j-th of its squares numbered first + j, and no
+                        // square left out that the rule says belongs to it.
+                        let last = matches!(color, Color::Black) || m.black_kings == 0;
+                        match row.run() {
+                            None => assert!(!last, "{m} {color:?}: no run"),
+                            Some((first, run)) => {
+                                assert!(last, "{m} {color:?}: a run where none is");
+                                let own = match color {
+                                    Color::White => wk,
+                                    Color::Black => bk,
+                                };
+                                let under = (own & own.wrapping_neg()).wrapping_sub(1);
+                                let free = g.all & !(wm | bm | wk | bk) & under;
+                                assert_eq!(run, free, "{m} {color:?}");
+                                let (mut xs, mut j) = (run, 0);
+                                while xs != 0 {
+                                    let x = xs.trailing_zeros();
+                                    xs &= xs - 1;
+                                    assert_eq!(row.rank(x), first + j, "{m} {color:?} {x}");
+                                    j += 1;
+                                }
+                            }
                         }
                     }
                     assert!(checked > 0);
