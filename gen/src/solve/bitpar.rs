@@ -1954,6 +1954,14 @@ impl<S: Finished> BitSlice<'_, S> {
                 let i = 64 * w + dirty.trailing_zeros() as usize;
                 let r = first + i;
                 dirty &= dirty - 1;
+                if dirty != 0 && !p.sh.lean {
+                    // The next dirty row's first move, read while this row is re-evaluated:
+                    // the rows come in no order a cache line holds.
+                    let next = first + 64 * w + dirty.trailing_zeros() as usize;
+                    if let Some(m) = p.sh.moves.get(Self::range(&p.sh.starts, next, side).0) {
+                        prefetch(m);
+                    }
+                }
                 let row = p.me[r];
                 let mine = my_wl[i];
                 let open = row.open & !(mine.win() | mine.loss());
@@ -2148,6 +2156,21 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         (won_lost, threats)
     }
+}
+
+/// A hint that `x` will be read soon (a no-op where the target has no prefetch).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86-64 processor has; a prefetch reads
+    // nothing into the program and cannot fault, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            std::ptr::from_ref(x).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The bits of each word at the set bits of `mask`, packed to the low end in order (what
