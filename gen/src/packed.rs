@@ -37,6 +37,18 @@ pub fn spread(x: u32) -> u64 {
     (v | v << 1) & EVEN
 }
 
+/// The low bit of each field `j` of `v` (bit `2 * j`) moved to bit `j`: the inverse of
+/// [`spread`].
+#[inline]
+pub fn unspread(v: u64) -> u32 {
+    let mut v = v & EVEN;
+    v = (v | v >> 1) & 0x3333_3333_3333_3333;
+    v = (v | v >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
+    v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
+    v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
+    ((v | v >> 16) & 0xFFFF_FFFF) as u32
+}
+
 /// Outcomes packed two bits a position over a slice of words (`Vec<u64>`, a block, a
 /// mapped file's words): get, set, count, iterate and pack, written once.
 pub trait PackedWld {
@@ -168,5 +180,9 @@ mod tests {
             assert_eq!(spread(1 << j), 1 << (2 * j));
         }
         assert_eq!(spread(u32::MAX), EVEN);
+        // `unspread` undoes it, whatever the odd bits hold.
+        for x in [0, 1, 0x8000_0001, 0xDEAD_BEEF, u32::MAX] {
+            assert_eq!(unspread(spread(x) | !EVEN), x);
+        }
     }
 }

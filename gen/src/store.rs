@@ -31,7 +31,7 @@ use dtb_probe::internal::value::{
 use dtb_probe::movegen::{has_capture, legal_moves, single_jumps, Counting};
 
 use crate::finished::{mark_loss_draw, Finished, TableSource};
-use crate::packed::{code_of_bits, pack_codes, PackedWld, EVEN};
+use crate::packed::{code_of_bits, pack_codes, unspread, PackedWld, EVEN};
 use crate::scratch::{Scratch, ScratchKind};
 
 /// One side's stored values: DTW codes, or (in a WLD-only build) outcomes packed two bits
@@ -101,11 +101,13 @@ impl Codes {
         Some(v & keep)
     }
 
-    /// The scratch file of DTW codes these are, if they are.
-    fn dtw_scratch(&self) -> Option<&Scratch> {
+    /// Whether these are outcomes packed 2 bits a position (in memory or in a scratch
+    /// file), not DTW codes.
+    fn is_packed(&self) -> bool {
         match self {
-            Codes::Mapped(f) if f.kind() == ScratchKind::Dtw => Some(f),
-            _ => None,
+            Codes::Dtw(_) => false,
+            Codes::Wld(_) => true,
+            Codes::Mapped(f) => f.kind() == ScratchKind::Wld,
         }
     }
 
@@ -880,8 +882,7 @@ impl Store {
             base: s.index.group_of(men.0, men.1) * kk,
             rank: s.index.ranker_of_men(men),
             dont_care: s.dont_care,
-            nominal: !matches!(s.sides[side], Some(Codes::Dtw(_)))
-                && !matches!(&s.sides[side], Some(Codes::Mapped(f)) if f.kind() == ScratchKind::Dtw),
+            nominal: s.sides[side].as_ref().is_none_or(Codes::is_packed),
         })
     }
 }
@@ -995,18 +996,13 @@ impl Store {
             e.rank.with_one_more(wk, bk, color)
         };
         let last = g.squares as u32 - 1;
-        if let (Some(out), DontCare::None) = (packed, e.dont_care) {
+        if let (Some(out), DontCare::None, true) = (packed, e.dont_care, codes.is_packed()) {
             // The squares as the slice stores them: turned where it is stored flipped.
             let turn = |b: u64| if e.flip { g.rotate(b) } else { b };
-            if let Some((loss, draw)) =
-                losses_draws_packed(codes, size, e.base, &row, turn(squares))
-            {
-                *out = (turn(loss), turn(draw));
-                return Ok(true);
-            }
-            if !matches!(codes, Codes::Dtw(_)) && codes.dtw_scratch().is_none() {
-                return Err(missing());
-            }
+            let (loss, draw) = losses_draws_packed(codes, size, e.base, &row, turn(squares))
+                .ok_or_else(missing)?;
+            *out = (turn(loss), turn(draw));
+            return Ok(true);
         }
         if e.dont_care != DontCare::None {
             // A slice read from its file: each square from the memo, or searched.
@@ -1037,8 +1033,8 @@ impl Store {
 /// packed 2 bits a position: `squares` are the varying king's squares as the slice stores
 /// them, `row` their placement numbers in the group that starts at `base`. Where the numbers
 /// run on by one ([`KingRow::run`]) their codes are read as one field of words, the rest a
-/// square at a time, each without a branch on its code. `None` where `codes` are not packed
-/// outcomes (DTW codes) or a number is past the end of the slice (`size` positions).
+/// square at a time, each without a branch on its code. `None` where a number is past the
+/// end of the slice (`size` positions) or `codes` are not packed outcomes.
 #[inline]
 fn losses_draws_packed(
     codes: &Codes,
@@ -1064,8 +1060,8 @@ fn losses_draws_packed(
             let n = upto.count_ones();
             if n <= 32 {
                 let (l, d) = split(codes.fields(base + first, n, size)?);
-                loss |= deposit(compress_even(l), upto) & wanted;
-                draw |= deposit(compress_even(d), upto) & wanted;
+                loss |= deposit(u64::from(unspread(l)), upto) & wanted;
+                draw |= deposit(u64::from(unspread(d)), upto) & wanted;
                 rest &= !wanted;
             }
         }
@@ -1078,18 +1074,6 @@ fn losses_draws_packed(
         draw |= (d & 1) << x;
     }
     Some((loss, draw))
-}
-
-/// The even bits of `v` (bit `2 j` for `j < 32`) packed to the low 32 bits: the inverse of
-/// [`crate::packed::spread`].
-#[inline]
-fn compress_even(v: u64) -> u64 {
-    let mut v = v & EVEN;
-    v = (v | v >> 1) & 0x3333_3333_3333_3333;
-    v = (v | v >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
-    v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
-    v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
-    (v | v >> 16) & 0xFFFF_FFFF
 }
 
 /// The low bits of `bits` placed, in order, on the set bits of `mask` (what `pdep` does; a
