@@ -166,6 +166,14 @@ impl Layout {
 /// A row's won slots (low 32 bits) and lost ones (high 32): what the iteration reads of
 /// the rows a move leads to, kept apart from the rest of [`Row`] so that those reads, in
 /// rows all over the group, touch 8 bytes a row (the layout of the planes too).
+///
+/// In a group's rows ([`Bufs::wl`]) the won bits are set on every slot that holds no
+/// position solved there too (a square taken, or not a first copy): a move of another king
+/// into such a slot cannot be made from where the innermost king stands (the square the
+/// king moves to) or reaches the position's first copy elsewhere
+/// ([`BitSlice::crossings`]); either way it never spoils "every move reaches a won
+/// position", so the iteration reads a move as its row alone. The planes the next groups
+/// read hold the solved slots' bits alone ([`BitSlice::write_out`]).
 #[derive(Clone, Copy, Default)]
 struct WinLoss(u64);
 
@@ -198,15 +206,12 @@ struct Row {
     threat: u32,
 }
 
-/// A move of another king: the row it leads to, the square it moves to (the slot where the
-/// innermost king would stand in its way), and the lowest king of the innermost colour
-/// among that row's other kings (32 where it has none): its slots from there up are not
-/// first copies, never read there ([`BitSlice::crossings`]).
+/// A move of another king: the row it leads to and the square it moves to (the slot where
+/// the innermost king would stand in its way).
 #[derive(Clone, Copy)]
 struct RowMove {
     row: u32,
     to: u8,
-    lo: u8,
 }
 
 impl RowMove {
@@ -214,13 +219,6 @@ impl RowMove {
     #[inline(always)]
     fn to(self) -> u32 {
         1 << self.to
-    }
-
-    /// The slots of the row it leads to that are not first copies: their bits there are
-    /// never set, and a move from such a slot reaches the position's first copy elsewhere.
-    #[inline(always)]
-    fn later(self) -> u32 {
-        !((1u64 << self.lo) - 1) as u32
     }
 }
 
@@ -266,10 +264,12 @@ struct Shape {
     kings: Vec<(u64, u64)>,
     /// Per row: the squares the innermost king may stand on (empty of men and other kings).
     valid: Vec<u32>,
-    /// Per row `r`: white's other kings' moves are `moves[starts[2r]..starts[2r + 1]]`,
-    /// black's `moves[starts[2r + 1]..starts[2r + 2]]`.
+    /// Per row `r`: the rows white's other kings' moves lead to are
+    /// `moves[starts[2r]..starts[2r + 1]]`, black's `moves[starts[2r + 1]..starts[2r + 2]]`,
+    /// in the order [`BitSlice::king_steps`] finds the moves (the square each moves to is
+    /// found again from the row's kings where it is needed: [`BitSlice::each_move`]).
     starts: Vec<u32>,
-    moves: Vec<RowMove>,
+    moves: Vec<u32>,
     exits: Vec<ManExit>,
     /// Lean rows ([`BitparHow::lean`]): no `starts` or `moves`; a row's king moves are
     /// found from its kings when they are needed, ranked by `odec`. `men`: the group's men.
@@ -421,9 +421,9 @@ pub fn bitpar_memory(
     let results = 2 * (n.div_ceil(32) * 8 + n.div_ceil(64) * 8) + planes;
     // A row: its kings (16), valid slots (4), both sides' planes (2 x 24), both sides'
     // capture slots (8), dirty bits and headroom (8), and unless lean, its move ranges (8)
-    // and up to four moves (8 bytes each) of each other king.
+    // and up to four moves (4 bytes each) of each other king.
     let others = u64::from(material.white_kings + material.black_kings - 1);
-    let per_row = 16 + 4 + 48 + 8 + 8 + if lean { 0 } else { 8 + 32 * others };
+    let per_row = 16 + 4 + 48 + 8 + 8 + if lean { 0 } else { 8 + 16 * others };
     let workers = groups.min(threads.max(1) as u64);
     let fixed = (256 << 10) + (64 << 10) * threads.max(1) as u64;
     (
@@ -783,14 +783,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 (*s, at) = (at, at + *s);
             }
             sh.moves.clear();
-            sh.moves.par_extend(rayon::iter::repeat_n(
-                RowMove {
-                    row: 0,
-                    to: 0,
-                    lo: 0,
-                },
-                at as usize,
-            ));
+            sh.moves.par_extend(rayon::iter::repeat_n(0, at as usize));
             let mut parts = Vec::with_capacity(rows.div_ceil(CHUNK));
             let mut rest = &mut sh.moves[..];
             for first in (0..rows).step_by(CHUNK) {
@@ -807,7 +800,7 @@ impl<S: Finished> BitSlice<'_, S> {
                 for (r, &(wo, bo)) in kings[first..end].iter().enumerate() {
                     for side in [Color::White, Color::Black] {
                         self.row_moves(odec, wmen | bmen, (first + r, (wo, bo)), side, |m| {
-                            part[k] = m;
+                            part[k] = m.row;
                             k += 1;
                         });
                     }
@@ -830,7 +823,9 @@ impl<S: Finished> BitSlice<'_, S> {
                 sh.valid.push((all & !(wmen | bmen | wo | bo)) as u32);
                 for side in [Color::White, Color::Black] {
                     sh.starts.push(sh.moves.len() as u32);
-                    self.row_moves(odec, wmen | bmen, (r, (wo, bo)), side, |m| sh.moves.push(m));
+                    self.row_moves(odec, wmen | bmen, (r, (wo, bo)), side, |m| {
+                        sh.moves.push(m.row)
+                    });
                 }
             }
             sh.starts.push(sh.moves.len() as u32);
@@ -891,10 +886,58 @@ impl<S: Finished> BitSlice<'_, S> {
         match (&sh.odec, sh.lean) {
             (Some(odec), true) => self.row_moves(odec, sh.men, (r, sh.kings[r]), side, put),
             _ => {
+                let mut k = Self::range(&sh.starts, r, side).0;
+                self.king_steps(sh.men, sh.kings[r], side, |_, to| {
+                    put(RowMove {
+                        row: sh.moves[k],
+                        to,
+                    });
+                    k += 1;
+                });
+            }
+        }
+    }
+
+    /// The rows the moves of `side`'s other kings from row `r` lead to, to `put`: what the
+    /// iteration reads ([`BitSlice::each_move`] without the squares).
+    #[inline(always)]
+    fn each_row(&self, sh: &Shape, r: usize, side: Color, mut put: impl FnMut(usize)) {
+        match (&sh.odec, sh.lean) {
+            (Some(odec), true) => {
+                self.row_moves(
+                    odec,
+                    sh.men,
+                    (r, sh.kings[r]),
+                    side,
+                    |m| put(m.row as usize),
+                )
+            }
+            _ => {
                 let (lo, hi) = Self::range(&sh.starts, r, side);
-                for &m in &sh.moves[lo..hi] {
-                    put(m);
+                for &row in &sh.moves[lo..hi] {
+                    put(row as usize);
                 }
+            }
+        }
+    }
+
+    /// The moves of `side`'s other kings (some of `(wo, bo)`) on a board whose men stand on
+    /// `men`, to `put(from, to)`: each king from the lowest square up, its targets likewise
+    /// (the order of a row's list of moves).
+    #[inline(always)]
+    fn king_steps(&self, men: u64, (wo, bo): (u64, u64), side: Color, mut put: impl FnMut(u8, u8)) {
+        let occ = men | wo | bo;
+        let mut ks = match side {
+            Color::White => wo,
+            Color::Black => bo,
+        };
+        while ks != 0 {
+            let a = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            let mut to = self.steps.king_targets(a, occ);
+            while to != 0 {
+                put(a, to.trailing_zeros() as u8);
+                to &= to - 1;
             }
         }
     }
@@ -910,32 +953,12 @@ impl<S: Finished> BitSlice<'_, S> {
         side: Color,
         mut put: impl FnMut(RowMove),
     ) {
-        let occ = men | wo | bo;
-        let mut ks = match side {
-            Color::White => wo,
-            Color::Black => bo,
-        };
-        let inner = self.lay.own((wo, bo));
-        while ks != 0 {
-            let a = ks.trailing_zeros() as u8;
-            ks &= ks - 1;
-            let mut to = self.steps.king_targets(a, occ);
-            while to != 0 {
-                let t = to.trailing_zeros() as u8;
-                to &= to - 1;
-                // The innermost colour's other kings after the move.
-                let after = if side == self.lay.inner {
-                    inner ^ (1 << a) ^ (1 << t)
-                } else {
-                    inner
-                };
-                put(RowMove {
-                    row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
-                    to: t,
-                    lo: after.trailing_zeros().min(32) as u8,
-                });
-            }
-        }
+        self.king_steps(men, (wo, bo), side, |a, t| {
+            put(RowMove {
+                row: odec.kings_rank_after(r as u64, wo, bo, a, t) as u32,
+                to: t,
+            })
+        });
     }
 
     /// The king moves of the innermost colour from row `r` of the group `sh` that lead from
@@ -1167,28 +1190,8 @@ impl<S: Finished> BitSlice<'_, S> {
                 moves |= quiet & from_of(g, v, d);
             }
         }
-        if !sh.lean {
-            let (lo, hi) = Self::range(&sh.starts, r, side);
-            for m in &sh.moves[lo..hi] {
-                moves |= quiet & !m.to();
-            }
-        } else {
-            // Where a king moves, not where its move leads: no ranking.
-            let occ = sh.men | others.0 | others.1;
-            let mut ks = match side {
-                Color::White => others.0,
-                Color::Black => others.1,
-            };
-            while ks != 0 {
-                let a = ks.trailing_zeros() as u8;
-                ks &= ks - 1;
-                let mut to = self.steps.king_targets(a, occ);
-                while to != 0 {
-                    moves |= quiet & !(1u32 << to.trailing_zeros());
-                    to &= to - 1;
-                }
-            }
-        }
+        // Where a king moves, not where its move leads: no ranking.
+        self.king_steps(sh.men, others, side, |_, t| moves |= quiet & !(1u32 << t));
         let occ_others = others.0 | others.1;
         for e in sh.exits.iter().filter(|e| e.side == side) {
             if occ_others >> e.to & 1 != 0 {
@@ -1239,7 +1242,8 @@ impl<S: Finished> BitSlice<'_, S> {
         }
         win |= exit_win & moves;
         row.open = moves & !exit_win;
-        Ok((row, WinLoss::new(win, loss)))
+        // The won bits of the slots solved elsewhere, or not at all ([`WinLoss`]).
+        Ok((row, WinLoss::new(win | !(v & first), loss)))
     }
 
     /// The threat positions of row `r` of `side`, a word at a time: the side to move has no
@@ -1987,10 +1991,11 @@ impl<S: Finished> BitSlice<'_, S> {
                         all_won &= !(1 << x) | (t.win() >> at & 1) << x;
                     });
                 }
-                self.each_move(p.sh, r, side, |m| {
-                    let t = p.them[m.row as usize];
+                // A move's slot where its king lands, or not a first copy, reads as won.
+                self.each_row(p.sh, r, side, |row| {
+                    let t = p.them[row];
                     wins |= t.loss();
-                    all_won &= t.win() | m.to() | m.later();
+                    all_won &= t.win();
                 });
                 let won = open & wins;
                 let lost = open & !wins & all_won;
@@ -2005,7 +2010,7 @@ impl<S: Finished> BitSlice<'_, S> {
                     mark(r);
                     self.crossings(p.sh, r, won | lost, |_, row, _| mark(row));
                 }
-                self.each_move(p.sh, r, side.opponent(), |m| mark(m.row as usize));
+                self.each_row(p.sh, r, side.opponent(), mark);
             }
         }
         changed
@@ -2035,11 +2040,16 @@ impl<S: Finished> BitSlice<'_, S> {
                 f(0, rows)
             }
         };
+        let sh = &b.sh;
         over_rows(&|first, end| {
             for side in 0..2 {
                 let base = (slot * 2 + side) * rows;
                 for r in first..end {
-                    self.planes[base + r].store(b.wl[side][r].0, Relaxed);
+                    // The solved slots' bits alone ([`WinLoss`]).
+                    let solved = sh.valid[r] & self.lay.first_copies(sh.kings[r]);
+                    let wl = b.wl[side][r];
+                    let wl = WinLoss::new(wl.win() & solved, wl.loss());
+                    self.planes[base + r].store(wl.0, Relaxed);
                     if self.threats && side == 0 {
                         self.caps[slot * rows + r].store(b.caps[r], Relaxed);
                     }
