@@ -317,7 +317,7 @@ struct WorkerBufs<C> {
 pub struct BitparHow {
     /// Find the threat positions of a format version 3 file too.
     pub threats: bool,
-    /// Lean rows: the other kings' moves found when a row needs them instead of kept (32
+    /// Lean rows: the other kings' moves found when a row needs them instead of kept (16
     /// bytes a king a row: most of a kings-only slice's memory), for slices whose rows
     /// would not fit the budget otherwise ([`bitpar_memory`]).
     pub lean: bool,
