@@ -45,10 +45,10 @@ fn a_small_budget_writes_the_same_files() {
     let small = tempfile::tempdir().unwrap();
     let large = wld_plan(5, big.path(), 16 << 30);
     assert!(!large.needs_spill(2));
-    let tight = wld_plan(5, small.path(), 96 << 20);
+    let tight = wld_plan(5, small.path(), 92 << 20);
     assert!(
         tight.needs_spill(2),
-        "96 MiB should not hold 2-5's finished slices"
+        "92 MiB should not hold 2-5's finished slices"
     );
     // A slice of kings only: the bit-parallel solver where it fits three quarters of the
     // budget, with lean rows where only they fit (so the two builds compare them too), else
@@ -67,21 +67,21 @@ fn a_small_budget_writes_the_same_files() {
         .collect();
     assert!(
         mapped.iter().any(|m| m.men() > 0 && m.pieces() == 5),
-        "no 5-piece slice with men maps its outcomes at 96 MiB: {mapped:?}"
+        "no 5-piece slice with men maps its outcomes at 92 MiB: {mapped:?}"
     );
     // Both solvers of slices with men map theirs: the grouped one (men only) and the
     // bit-parallel one (men and kings).
     for method in [WldSolver::Grouped, WldSolver::BitParallel] {
         assert!(
             mapped.iter().any(|&m| tight.wld_solver(m, 2).0 == method),
-            "no slice solved {method:?} maps its arrays at 96 MiB: {mapped:?}"
+            "no slice solved {method:?} maps its arrays at 92 MiB: {mapped:?}"
         );
     }
     assert!(large.slices().iter().all(|&m| !large.maps_results(m, 2)));
     // And with scratch files limited to 1 MiB: the largest finished slices are read from
     // their table files instead.
     let third = tempfile::tempdir().unwrap();
-    let mut tabled = wld_plan(5, third.path(), 96 << 20);
+    let mut tabled = wld_plan(5, third.path(), 92 << 20);
     tabled = tabled.with_scratch_limit(Some(1 << 20));
     let from_tables = tabled.from_tables(2);
     assert!(
