@@ -37,6 +37,7 @@
 //! four 1.5x, with two none (performance-history, session 39).
 
 use super::*;
+use crate::packed::spread;
 use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::index::{GroupDecoder, KingsRanker};
 use dtb_probe::internal::rules::{KingRange, MidCapturePromotion, Precedence};
@@ -1976,14 +1977,14 @@ impl<S: Finished> BitSlice<'_, S> {
                 let mut wins = 0u32;
                 let mut all_won = !row.nonloss;
                 // Only first copies are open, and only their bits are ever set: a move to
-                // a slot that is not a first copy counts as won here (`later`), and is read
-                // from that position's first copy in another row (`crossings`).
+                // a slot that is not a first copy counts as won here (its won bit is set:
+                // [`WinLoss`]), and is read from that position's first copy in another row
+                // (`crossings`).
                 if side == inner {
                     let t = p.them[r];
-                    let later = !self.lay.first_copies(p.sh.kings[r]);
                     for d in Dir::ALL {
                         wins |= from_of(g, t.loss(), d);
-                        all_won &= !from_of(g, v, d) | from_of(g, t.win() | later, d);
+                        all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
                     }
                     self.crossings(p.sh, r, open, |x, row, at| {
                         let t = p.them[row];
@@ -2211,17 +2212,6 @@ fn ones(mut set: u64, f: impl Fn(u8) -> u32) -> u32 {
         set &= set - 1;
     }
     sum
-}
-
-/// Bit `k` of `x` moved to bit `2k` (a 2-bit code a bit).
-#[inline]
-fn spread(x: u32) -> u64 {
-    let mut v = u64::from(x);
-    v = (v | v << 16) & 0x0000_FFFF_0000_FFFF;
-    v = (v | v << 8) & 0x00FF_00FF_00FF_00FF;
-    v = (v | v << 4) & 0x0F0F_0F0F_0F0F_0F0F;
-    v = (v | v << 2) & 0x3333_3333_3333_3333;
-    (v | v << 1) & 0x5555_5555_5555_5555
 }
 
 /// One side's rows (or flags) and the other's, apart, for `side` to move.
