@@ -26,7 +26,7 @@ pub struct Args {
     /// zstd level of every table file (1 to 22; higher is smaller and slower to write),
     /// with zstd's own parameters for it. Without it (or --zstd), WLD and DTC files are
     /// written at level 15 with search settings tuned on English WLD tables (--zstd
-    /// 15:strat=7,slog=3,tlen=999), DTW files with settings tuned on English DTW tables
+    /// 15:strat=7,slog=2,tlen=999,mml=5), DTW files with settings tuned on English DTW tables
     /// (15:strat=7,slog=2,tlen=32: compressed in three quarters of the time, for 1% more
     /// bytes).
     #[arg(long, value_parser = crate::args::number_in(1i32, Some(22)), conflicts_with = "zstd")]

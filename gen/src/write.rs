@@ -658,9 +658,9 @@ mod tests {
 
     #[test]
     fn compression_settings_parse_print_and_refuse_what_zstd_refuses() {
-        let p: CompressionParams = "15:strat=7,slog=3,tlen=999".parse().unwrap();
+        let p: CompressionParams = "15:strat=7,slog=2,tlen=999,mml=5".parse().unwrap();
         assert_eq!(p, crate::build::ZSTD);
-        assert_eq!(p.to_string(), "15:strat=7,slog=3,tlen=999");
+        assert_eq!(p.to_string(), "15:strat=7,slog=2,tlen=999,mml=5");
         assert_eq!(
             "9".parse::<CompressionParams>(),
             Ok(CompressionParams::level(9))

@@ -49,13 +49,17 @@ pub const DTW_BLOCK_LEN: u32 = 1 << 14;
 /// [`Plan::with_zstd`]): level 15 (English 2-5 measured: level 15 writes in
 /// about half the time of 19 for 0.4% more WLD bytes; level 9 is 9% larger), with the
 /// optimal parser of `btopt` instead of `btultra` (level 15's for blocks of 16 KiB or less),
-/// search log 3 and target length
-/// 999. English 2-6 WLD blocks (`examples/zstd_lab.rs`): 2.3x faster to compress than plain
-/// level 15 (9.7 s against 22.2 s on two threads) for 1.0% more bytes.
+/// search log 2, target length 999 and matches of at least 5 bytes. English 2-6 WLD blocks
+/// (`examples/zstd_lab.rs`, session 5): search log 3 and target length 999 2.3x faster to
+/// compress than plain level 15 for 1.0% more bytes. English 8-piece blocks (0404, 0413,
+/// 0422, session 46): search log 2 and minimum match 5 a further 1.29x (76.6 s against
+/// 99.0 s on two threads) for 0.48% more bytes; at 8 pieces zstd is about a quarter of a
+/// build, so this is about 6% of English 2-8.
 pub const ZSTD: CompressionParams = CompressionParams {
     strategy: Some(7),
-    search_log: Some(3),
+    search_log: Some(2),
     target_length: Some(999),
+    min_match: Some(5),
     ..CompressionParams::level(15)
 };
 /// zstd settings of DTW files by default: level 15's optimal parser as for
