@@ -428,3 +428,59 @@ fn cursed_counts_are_verified(dir: &std::path::Path, v: &str) {
     let out = dtb(&["verify", "--variant", v, "--dir", d]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
 }
+
+/// `dtb verify` on a directory with both distance kinds beside the WLD files (the checked-in
+/// English 2-piece tables: WLD, DTW and DTC under the 80-ply count): every slice passes, each
+/// checked once for each distance kind. A WLD file's header states the longest distance to
+/// the end of the game (DTW's), which the DTC pass must not compare with its own distances
+/// (it did, failing two good slices). A WLD header claiming a longer one fails its slice,
+/// said once though both passes read the file.
+#[test]
+fn verify_a_directory_with_dtw_and_dtc_files() {
+    use dtb_probe::internal::format::{Header, HEADER_LEN};
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../probe/tests/data/english-2");
+    let dir = tempfile::tempdir().unwrap();
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().into_string().unwrap();
+        if name.starts_with("english-") {
+            std::fs::copy(e.path(), dir.path().join(&name)).unwrap();
+            names.push(name);
+        }
+    }
+    names.sort();
+    assert_eq!(names.len(), 9, "{names:?}");
+    let d = dir.path().to_str().unwrap();
+    let out = dtb(&["verify", "--dir", d]);
+    let t = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    for s in ["0101", "0110", "1010"] {
+        assert!(t.contains(&format!("slice {s}: ok")), "{s}\n{t}");
+    }
+    assert!(!t.contains("FAILED"), "{t}");
+
+    let path = dir.path().join("english-1010.wld");
+    let good = std::fs::read(&path).unwrap();
+    let mut h = Header::decode(&good).unwrap();
+    let stated = h.max_plies;
+    assert!(
+        stated > 0,
+        "a DTW build states the longest distance in the WLD header"
+    );
+    h.max_plies += 1;
+    let mut bad = good.clone();
+    bad[..HEADER_LEN].copy_from_slice(&h.encode());
+    std::fs::write(&path, &bad).unwrap();
+    let out = dtb(&["verify", "--dir", d]);
+    let t = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("slice 1010: FAILED"), "{t}");
+    let want = format!(
+        "english-1010.wld: header states a longest distance of {} plies; the values: {stated} plies",
+        stated + 1
+    );
+    assert_eq!(t.matches(&want).count(), 1, "{want}\n{t}");
+    assert!(t.contains("slice 0110: ok"), "{t}");
+}

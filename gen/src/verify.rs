@@ -36,7 +36,7 @@ use rayon::prelude::*;
 use crate::values::{Values, ALL};
 
 /// One disagreement found.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     /// The file or slice concerned.
     pub what: String,
@@ -146,8 +146,13 @@ fn verify_slice(
     let mut first = reports
         .next()
         .unwrap_or_else(|| unreachable!("one kind at least"));
+    // Each pass checks the WLD file too: a problem of its header is said once.
     for r in reports {
-        first.problems.extend(r.problems);
+        for p in r.problems {
+            if !first.problems.contains(&p) {
+                first.problems.push(p);
+            }
+        }
     }
     first
 }
@@ -233,7 +238,7 @@ fn verify_slice_kind(
         files.extend(dtw.map(|t| (distance.unwrap_or(ValueKind::Dtw), t)));
         for (kind, t) in files {
             let what = file_of(dir, rules, m, kind).display().to_string();
-            for message in fig.header_problems(t.header(), kind, n) {
+            for message in fig.header_problems(t.header(), kind, distance, n) {
                 problems.push(Problem {
                     what: what.clone(),
                     message,
@@ -605,12 +610,14 @@ impl Figures {
     /// What the header of a `kind` file of a slice of `n` positions a side states that these
     /// values contradict: the win/loss/draw counts of each side (they must add up to `n`), and
     /// the longest distance (DTW: the largest stored code less one; WLD, where not 0 for
-    /// unknown: the longest true distance, when the DTW file was read), and for DTC the
-    /// cursed wins and blessed losses of each side.
+    /// unknown: the longest true distance to the end of the game, when these values are the
+    /// DTW file's, `read`; never a DTC file's: a WLD header states DTW's longest distance),
+    /// and for DTC the cursed wins and blessed losses of each side.
     fn header_problems(
         &self,
         h: &dtb_probe::internal::format::Header,
         kind: ValueKind,
+        read: Option<ValueKind>,
         n: u64,
     ) -> Vec<String> {
         let mut out = Vec::new();
@@ -646,13 +653,12 @@ impl Figures {
                 c(self.cursed)
             ));
         }
-        let with_dtw = self.max_true > 0 || self.max_stored > 0;
         let (stated, found) = match kind {
             ValueKind::Dtw => (h.max_plies, self.max_stored.saturating_sub(1)),
             // A DTC header states the longest true distance, capture positions' included
             // (a conversion above the limit may be a capture's alone).
             ValueKind::Dtc => (h.max_plies, self.max_true.saturating_sub(1)),
-            ValueKind::Wld if h.max_plies != 0 && with_dtw => {
+            ValueKind::Wld if h.max_plies != 0 && read == Some(ValueKind::Dtw) => {
                 (h.max_plies, self.max_true.saturating_sub(1))
             }
             ValueKind::Wld => return out,
