@@ -987,45 +987,45 @@ impl<S: Finished> BitSlice<'_, S> {
         let occ = sh.men | wo | bo;
         let below = (1u64 << o) - 1;
         let srcs = u64::from(srcs) & below & !occ;
-        // The innermost king from `y` to a free square above `o`.
+        // The innermost king from `y` to a free square `t` above `o`: one ranking a `t`
+        // (kings step one square here, so the `y` that reach `t` are its neighbours).
         let above = g.all & !occ & !((2u64 << o) - 1);
         let mut near = 0u32;
         for d in Dir::ALL {
-            near |= from_of(g, above as u32, d);
+            near |= from_of(g, srcs as u32, d);
         }
-        let mut ys = srcs & u64::from(near);
-        while ys != 0 {
-            let y = ys.trailing_zeros() as u8;
-            ys &= ys - 1;
-            let mut to = self.steps.king_targets(y, occ) & above;
-            while to != 0 {
-                let t = to.trailing_zeros() as u8;
-                to &= to - 1;
-                put(
-                    u32::from(y),
-                    odec.kings_rank_after(r as u64, wo, bo, o as u8, t) as usize,
-                    o,
-                );
+        let mut ts = above & u64::from(near);
+        while ts != 0 {
+            let t = ts.trailing_zeros() as u8;
+            ts &= ts - 1;
+            let row = odec.kings_rank_after(r as u64, wo, bo, o as u8, t) as usize;
+            let mut ys = self.steps.king_targets(t, occ) & srcs;
+            while ys != 0 {
+                let y = ys.trailing_zeros();
+                ys &= ys - 1;
+                put(y, row, o);
             }
         }
-        // A king `a` of that colour to a free square `t` below `o`, slots `y` above `t`.
+        // A king `a` of that colour to a free square `t` below `o`, slots `y` above `t`: one
+        // ranking a `y` (the row has `a` moved to `y`, whichever `t`).
         let mut ks = own;
         while ks != 0 {
             let a = ks.trailing_zeros() as u8;
             ks &= ks - 1;
-            let mut to = self.steps.king_targets(a, occ) & below;
-            while to != 0 {
-                let t = to.trailing_zeros();
-                to &= to - 1;
-                let mut ys = srcs & !((2u64 << t) - 1);
-                while ys != 0 {
-                    let y = ys.trailing_zeros() as u8;
-                    ys &= ys - 1;
-                    put(
-                        u32::from(y),
-                        odec.kings_rank_after(r as u64, wo, bo, a, y) as usize,
-                        t,
-                    );
+            let to = self.steps.king_targets(a, occ) & below;
+            if to == 0 {
+                continue;
+            }
+            let mut ys = srcs & !((2u64 << to.trailing_zeros()) - 1);
+            while ys != 0 {
+                let y = ys.trailing_zeros();
+                ys &= ys - 1;
+                let row = odec.kings_rank_after(r as u64, wo, bo, a, y as u8) as usize;
+                let mut ts = to & ((1u64 << y) - 1);
+                while ts != 0 {
+                    let t = ts.trailing_zeros();
+                    ts &= ts - 1;
+                    put(y, row, t);
                 }
             }
         }
@@ -1953,66 +1953,90 @@ impl<S: Finished> BitSlice<'_, S> {
             }
         };
         let mut changed = false;
-        for (w, flags) in flags.iter_mut().enumerate() {
-            let mut dirty = std::mem::take(flags.get_mut());
-            while dirty != 0 {
-                let i = 64 * w + dirty.trailing_zeros() as usize;
-                let r = first + i;
-                dirty &= dirty - 1;
-                if dirty != 0 && !p.sh.lean {
-                    // The next dirty row's first move, read while this row is re-evaluated:
-                    // the rows come in no order a cache line holds.
-                    let next = first + 64 * w + dirty.trailing_zeros() as usize;
-                    if let Some(m) = p.sh.moves.get(Self::range(&p.sh.starts, next, side).0) {
-                        prefetch(m);
-                    }
+        // The dirty rows in order, each word of flags taken when the walk reaches it.
+        let mut dirty_rows = flags.iter_mut().enumerate().flat_map(|(w, f)| {
+            let mut d = std::mem::take(f.get_mut());
+            std::iter::from_fn(move || {
+                (d != 0).then(|| {
+                    let i = 64 * w + d.trailing_zeros() as usize;
+                    d &= d - 1;
+                    i
+                })
+            })
+        });
+        // Rows come in no order a cache line holds, so what the next two dirty rows will
+        // read is asked for while this one is re-evaluated, a step a row: the second's own
+        // entries (whose addresses need no load), then the next one's list of moves (its
+        // start asked for a row ago). (Asking for the rows those moves lead to as well, a
+        // third step, cost more than it saved: English 0422, session 47.)
+        let mut ahead: [Option<usize>; 3] = [None; 3];
+        for a in &mut ahead[1..] {
+            *a = dirty_rows.next();
+        }
+        loop {
+            ahead = [ahead[1], ahead[2], dirty_rows.next()];
+            let Some(i) = ahead[0] else {
+                break;
+            };
+            let r = first + i;
+            if let Some(n) = ahead[2].map(|j| first + j) {
+                prefetch(&p.sh.kings[n]);
+                prefetch(&p.me[n]);
+                if let Some(st) = p.sh.starts.get(2 * n) {
+                    prefetch(st);
                 }
-                let row = p.me[r];
-                let mine = my_wl[i];
-                let open = row.open & !(mine.win() | mine.loss());
-                if open == 0 {
-                    continue;
-                }
-                let v = p.sh.valid[r];
-                let mut wins = 0u32;
-                let mut all_won = !row.nonloss;
-                // Only first copies are open, and only their bits are ever set: a move to
-                // a slot that is not a first copy counts as won here (its won bit is set:
-                // [`WinLoss`]), and is read from that position's first copy in another row
-                // (`crossings`).
-                if side == inner {
-                    let t = p.them[r];
-                    for d in Dir::ALL {
-                        wins |= from_of(g, t.loss(), d);
-                        all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
-                    }
-                    self.crossings(p.sh, r, open, |x, row, at| {
-                        let t = p.them[row];
-                        wins |= (t.loss() >> at & 1) << x;
-                        all_won &= !(1 << x) | (t.win() >> at & 1) << x;
-                    });
-                }
-                // A move's slot where its king lands, or not a first copy, reads as won.
-                self.each_row(p.sh, r, side, |row| {
-                    let t = p.them[row];
-                    wins |= t.loss();
-                    all_won &= t.win();
-                });
-                let won = open & wins;
-                let lost = open & !wins & all_won;
-                if won | lost == 0 {
-                    continue;
-                }
-                changed = true;
-                my_wl[i] = WinLoss::new(mine.win() | won, mine.loss() | lost);
-                // Who reads this row: the other side's rows that move into it (across the
-                // first copies too).
-                if side.opponent() == inner {
-                    mark(r);
-                    self.crossings(p.sh, r, won | lost, |_, row, _| mark(row));
-                }
-                self.each_row(p.sh, r, side.opponent(), mark);
             }
+            if let (Some(n), false) = (ahead[1].map(|j| first + j), p.sh.lean) {
+                let (lo, hi) = Self::range(&p.sh.starts, n, side);
+                for k in (lo..hi).step_by(16).chain((hi > lo).then(|| hi - 1)) {
+                    prefetch(&p.sh.moves[k]);
+                }
+            }
+            let row = p.me[r];
+            let mine = my_wl[i];
+            let open = row.open & !(mine.win() | mine.loss());
+            if open == 0 {
+                continue;
+            }
+            let v = p.sh.valid[r];
+            let mut wins = 0u32;
+            let mut all_won = !row.nonloss;
+            // Only first copies are open, and only their bits are ever set: a move to
+            // a slot that is not a first copy counts as won here (its won bit is set:
+            // [`WinLoss`]), and is read from that position's first copy in another row
+            // (`crossings`).
+            if side == inner {
+                let t = p.them[r];
+                for d in Dir::ALL {
+                    wins |= from_of(g, t.loss(), d);
+                    all_won &= !from_of(g, v, d) | from_of(g, t.win(), d);
+                }
+                self.crossings(p.sh, r, open, |x, row, at| {
+                    let t = p.them[row];
+                    wins |= (t.loss() >> at & 1) << x;
+                    all_won &= !(1 << x) | (t.win() >> at & 1) << x;
+                });
+            }
+            // A move's slot where its king lands, or not a first copy, reads as won.
+            self.each_row(p.sh, r, side, |row| {
+                let t = p.them[row];
+                wins |= t.loss();
+                all_won &= t.win();
+            });
+            let won = open & wins;
+            let lost = open & !wins & all_won;
+            if won | lost == 0 {
+                continue;
+            }
+            changed = true;
+            my_wl[i] = WinLoss::new(mine.win() | won, mine.loss() | lost);
+            // Who reads this row: the other side's rows that move into it (across the
+            // first copies too).
+            if side.opponent() == inner {
+                mark(r);
+                self.crossings(p.sh, r, won | lost, |_, row, _| mark(row));
+            }
+            self.each_row(p.sh, r, side.opponent(), mark);
         }
         changed
     }
