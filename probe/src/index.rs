@@ -977,7 +977,9 @@ mod tests {
     }
 
     /// `kings_rank_after` equals ranking the moved placement afresh, for every king step of
-    /// every placement of slices with several kings of both colours.
+    /// every placement of slices with several kings of both colours, and for a king put on
+    /// any free square (the bit solver's moves across first copies), past none, one or two
+    /// kings of its colour and any of the other's, in every seventh placement.
     #[test]
     fn kings_rank_after_a_move_is_the_rank_of_the_moved_placement() {
         let g = &GEOMETRY_8;
@@ -988,7 +990,7 @@ mod tests {
             Material::new(0, 3, 0, 2),
         ] {
             let ix = SliceIndex::new(m, g);
-            let mut checked = 0u64;
+            let (mut steps, mut passing) = (0u64, [0u64; 3]);
             for grp in 0..ix.men_groups() {
                 let dec = ix.group_decoder(grp);
                 let (wm, bm) = dec.men();
@@ -999,24 +1001,44 @@ mod tests {
                     while ks != 0 {
                         let from = ks.trailing_zeros() as u8;
                         ks &= ks - 1;
+                        let own = if wk >> from & 1 != 0 { wk } else { bk };
+                        let mut adj = 0u64;
                         for d in crate::board::Dir::ALL {
                             let to = g.step(from, d);
-                            if to == crate::board::NONE || occ >> to & 1 != 0 {
-                                continue;
+                            if to != crate::board::NONE {
+                                adj |= 1 << to;
                             }
+                        }
+                        let far = if r % 7 == 0 { g.all } else { 0 };
+                        let mut tos = (adj | far) & !occ;
+                        while tos != 0 {
+                            let to = tos.trailing_zeros() as u8;
+                            tos &= tos - 1;
                             let moved = (1u64 << from) | (1u64 << to);
                             let want = if wk >> from & 1 != 0 {
                                 dec.kings_rank(wk ^ moved, bk)
                             } else {
                                 dec.kings_rank(wk, bk ^ moved)
                             };
-                            assert_eq!(dec.kings_rank_after(r, wk, bk, from, to), want, "{m}");
-                            checked += 1;
+                            assert_eq!(
+                                dec.kings_rank_after(r, wk, bk, from, to),
+                                want,
+                                "{m} {from}->{to}"
+                            );
+                            let (lo, hi) = (from.min(to), from.max(to));
+                            let between = ((1u64 << hi) - 1) & !((2u64 << lo) - 1);
+                            if adj >> to & 1 != 0 {
+                                steps += 1;
+                            }
+                            passing[((own & between).count_ones() as usize).min(2)] += 1;
                         }
                     }
                 }
             }
-            assert!(checked > 1000);
+            assert!(steps > 1000, "{m}");
+            // Past two of its colour only where a colour has three kings.
+            let most = usize::from(m.white_kings.max(m.black_kings)).min(3);
+            assert!(passing[..most].iter().all(|&n| n > 100), "{m} {passing:?}");
         }
     }
 
