@@ -47,7 +47,34 @@ fn parse_sample(s: &str) -> Result<u64, String> {
 pub fn run(a: Args) -> Result<ExitCode> {
     let (dir, json, sample) = (a.dir.as_path(), a.json, a.sample);
     let rules = a.variant.rules()?;
-    open_tables(dir, &rules)?;
+    let tb = open_tables(dir, &rules)?;
+    // DTC files are checked under the profile they state; a `count=` that names another
+    // is refused, as `dtb probe` refuses it, rather than checked under the files' own.
+    let named = a
+        .variant
+        .variant
+        .split(',')
+        .any(|f| f.trim().starts_with("count="));
+    if let (true, Some(theirs)) = (named, dtb_gen::verify::dtc_count_profile(&tb, dir)) {
+        let asked = a.variant.parsed()?.count;
+        if asked != theirs {
+            let hint = theirs
+                .limits_text(&dtb_probe::CountProfile::for_rules(&rules))
+                .map_or_else(
+                    || ": leave count= out (they are under the variant's own)".to_string(),
+                    |t| format!(": pass count={t}, or leave count= out"),
+                );
+            anyhow::bail!(
+                "--variant {:?}: the DTC files in {} are under another count profile ({}) \
+                 than the one named ({}){hint}",
+                a.variant.variant,
+                dir.display(),
+                theirs.describe(),
+                asked.describe()
+            );
+        }
+    }
+    drop(tb);
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("verify [{bar:30}] {pos}/{len} positions {per_sec} ETA {eta}")

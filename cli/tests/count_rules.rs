@@ -460,6 +460,21 @@ fn verify_a_directory_with_dtw_and_dtc_files() {
         assert!(t.contains(&format!("slice {s}: ok")), "{s}\n{t}");
     }
     assert!(!t.contains("FAILED"), "{t}");
+    // A `count=` naming the files' own profile checks them; one naming another is refused
+    // (exit 2, as `dtb probe` refuses it), not checked under the files' profile unsaid.
+    let out = dtb(&["verify", "--variant", "english,count=80", "--dir", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    let out = dtb(&["verify", "--variant", "english,count=20", "--dir", d]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains(
+            "under another count profile (general:80) than the one named (general:20): leave \
+             count= out"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
 
     let path = dir.path().join("english-1010.wld");
     let good = std::fs::read(&path).unwrap();

@@ -83,14 +83,8 @@ pub fn verify_dir_sampled(
     tb.add_directory(dir)?;
     // DTC files are checked under the count profile the first one states (a file of
     // another profile is then reported as a mismatch).
-    if let Some(&m) = tb.materials(ValueKind::Dtc).first() {
-        let cache = std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(0));
-        let profile = TableFile::open(&file_of(dir, &rules, m, ValueKind::Dtc), cache)
-            .ok()
-            .and_then(|t| CountProfile::decode(&t.header().count_code));
-        if let Some(p) = profile {
-            tb.set_count_profile(p);
-        }
+    if let Some(p) = dtc_count_profile(&tb, dir) {
+        tb.set_count_profile(p);
     }
     let mut slices: Vec<Material> = tb.materials(ValueKind::Wld);
     for m in tb
@@ -117,6 +111,17 @@ pub fn verify_dir_sampled(
         reports.push(verify_slice(&tb, m, dir, values, sample, progress));
     }
     Ok(reports)
+}
+
+/// The count profile the first DTC file of `tb` (opened on `dir`) states: what `dtb
+/// verify` checks DTC files under. `None` without DTC files, or where that file cannot be
+/// read or states no profile this version knows (its check then says why).
+pub fn dtc_count_profile(tb: &Tablebase, dir: &Path) -> Option<CountProfile> {
+    let &m = tb.materials(ValueKind::Dtc).first()?;
+    let cache = std::sync::Arc::new(dtb_probe::internal::table::BlockCache::new(0));
+    TableFile::open(&file_of(dir, tb.rules(), m, ValueKind::Dtc), cache)
+        .ok()
+        .and_then(|t| CountProfile::decode(&t.header().count_code))
 }
 
 fn file_of(dir: &Path, rules: &Rules, m: Material, kind: ValueKind) -> PathBuf {
