@@ -943,6 +943,23 @@ impl<S: Finished> BitSlice<'_, S> {
         }
     }
 
+    /// The squares `side`'s other kings (some of `(wo, bo)`) move to on a board whose men
+    /// stand on `men` (the innermost king not on it).
+    #[inline(always)]
+    fn king_targets(&self, men: u64, (wo, bo): (u64, u64), side: Color) -> u64 {
+        let occ = men | wo | bo;
+        let mut ks = match side {
+            Color::White => wo,
+            Color::Black => bo,
+        };
+        let mut to = 0;
+        while ks != 0 {
+            to |= self.steps.king_targets(ks.trailing_zeros() as u8, occ);
+            ks &= ks - 1;
+        }
+        to
+    }
+
     /// The moves of `side`'s other kings (some of `(wo, bo)`) from row `r` of a group whose
     /// men stand on `men`, to `put`.
     #[inline(always)]
@@ -1191,8 +1208,14 @@ impl<S: Finished> BitSlice<'_, S> {
                 moves |= quiet & from_of(g, v, d);
             }
         }
-        // Where a king moves, not where its move leads: no ranking.
-        self.king_steps(sh.men, others, side, |_, t| moves |= quiet & !(1u32 << t));
+        // Where the other kings move, not where their moves lead: no ranking. A slot has
+        // such a move unless the innermost king stands on its only square.
+        let targets = self.king_targets(sh.men, others, side);
+        moves |= match targets.count_ones() {
+            0 => 0,
+            1 => quiet & !(targets as u32),
+            _ => quiet,
+        };
         let occ_others = others.0 | others.1;
         for e in sh.exits.iter().filter(|e| e.side == side) {
             if occ_others >> e.to & 1 != 0 {
@@ -1200,6 +1223,9 @@ impl<S: Finished> BitSlice<'_, S> {
             }
             let avail = quiet & !(1u32 << e.to);
             moves |= avail;
+            if avail & !exit_win == 0 {
+                continue; // an earlier exit wins every slot it reaches already, or it reaches none
+            }
             match e.group {
                 Some((slot, rank)) => {
                     let at = (slot as usize * 2 + side.opponent().index()) * self.lay.rows
