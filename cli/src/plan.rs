@@ -53,6 +53,9 @@ pub struct Args {
     /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
+    /// Positions a block of the jobs' WLD files, as `dtb gen --block-len`.
+    #[arg(long, value_name = "N")]
+    block_len: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -86,6 +89,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
         .with_count(variant.count)
         .with_keep_values(!a.no_keep_values);
     let mut plan = a.set.with_format_version(plan)?;
+    if let Some(n) = a.block_len {
+        plan = plan.with_wld_block_len(n)?;
+    }
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);
     }

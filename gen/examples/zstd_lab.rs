@@ -1,8 +1,11 @@
 //! zstd parameter experiments (docs/performance-history.md, "Compression"): reads every WLD table in
 //! DIR (with `--dtw` first, every DTW table), decompresses its blocks and compresses them
 //! again under each parameter set given, on all threads, and prints per set the total bytes,
-//! bits per stored position and the seconds spent compressing. The blocks are those the
-//! tables hold, so the don't-care fill and block length are the writer's.
+//! bits per stored position, the seconds spent compressing and the mean time to decompress
+//! a block (what a probe that misses the block cache pays). The blocks are those the tables
+//! hold, so the don't-care fill and block length are the writer's; with `GROUP=K` in the
+//! environment each file's blocks are joined K at a time (the blocks of `dtb gen --block-len`
+//! K times the file's).
 //!
 //! `cargo run --release -p dtb-gen --example zstd_lab -- [--dtw] DIR 15 15:strat=7,slog=3 ...`
 //!
@@ -47,6 +50,14 @@ fn main() {
     if paths.is_empty() {
         fail(format!("no {kind} tables (*.{ext}) in {dir}"));
     }
+    let group: usize = match std::env::var("GROUP") {
+        Ok(g) => g
+            .parse()
+            .ok()
+            .filter(|&k| k > 0)
+            .unwrap_or_else(|| fail(format!("GROUP={g:?}: not a number of blocks"))),
+        Err(_) => 1,
+    };
     let cache = Arc::new(BlockCache::new(1 << 20));
     let mut blocks: Vec<Vec<u8>> = Vec::new();
     let mut positions = 0u64;
@@ -67,6 +78,14 @@ fn main() {
             blocks.push(raw.to_vec());
         }
         cache.clear();
+        if group > 1 {
+            // Each side's blocks apart, as the writer blocks each side.
+            let nb = h.block_count as usize;
+            let mine: Vec<Vec<u8>> = blocks.drain(blocks.len() - nb..).collect();
+            for side in mine.chunks(h.blocks_per_side() as usize) {
+                blocks.extend(side.chunks(group).map(<[Vec<u8>]>::concat));
+            }
+        }
     }
     let raw: usize = blocks.iter().map(Vec::len).sum();
     println!(
@@ -80,16 +99,27 @@ fn main() {
     );
     for set in &sets {
         let t = Instant::now();
-        let bytes: usize = blocks
+        let packed: Vec<Vec<u8>> = blocks
             .par_iter()
             .map_init(
                 || set.compressor().unwrap_or_else(|e| fail(e)),
-                |c, b| c.compress(b).unwrap_or_else(|e| fail(e)).len(),
+                |c, b| c.compress(b).unwrap_or_else(|e| fail(e)),
             )
-            .sum();
+            .collect();
         let secs = t.elapsed().as_secs_f64();
+        let bytes: usize = packed.iter().map(Vec::len).sum();
+        // Decompressing, on one thread: a probe's cost, not a build's.
+        let t = Instant::now();
+        let mut back = 0usize;
+        for (p, b) in packed.iter().zip(&blocks) {
+            back += zstd::bulk::decompress(p, b.len())
+                .unwrap_or_else(|e| fail(e))
+                .len();
+        }
+        let us = t.elapsed().as_secs_f64() * 1e6 / blocks.len() as f64;
+        assert_eq!(back, raw, "decompressed length");
         println!(
-            "{set}: {bytes} bytes (blocks only), {:.4} bits/position, {secs:.2} s on {} threads, {:.2} MB/s/thread",
+            "{set}: {bytes} bytes (blocks only), {:.4} bits/position, {secs:.2} s on {} threads, {:.2} MB/s/thread, {us:.1} us to decompress a block",
             bytes as f64 * 8.0 / positions as f64,
             rayon::current_num_threads(),
             raw as f64 / secs / rayon::current_num_threads() as f64 / 1e6

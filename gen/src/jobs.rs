@@ -11,7 +11,7 @@ use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 
-use crate::build::{Plan, OVERHEAD_BYTES};
+use crate::build::{Plan, OVERHEAD_BYTES, WLD_BLOCK_LEN};
 use crate::compress::Fill;
 use crate::values::Values;
 
@@ -197,7 +197,7 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{}{}{}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{}{}{}{} --threads {cpus} --memory {mib}M",
         // DTC files depend on the count profile: the variant's text says it (`count=`).
         shell_word(&if plan.values.contains(ValueKind::Dtc) {
             dtb_probe::Variant {
@@ -225,6 +225,11 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
             String::new()
         } else {
             format!(" --fill {}", plan.fill.name())
+        },
+        if plan.wld_block_len == WLD_BLOCK_LEN {
+            String::new()
+        } else {
+            format!(" --block-len {}", plan.wld_block_len)
         },
         if plan.keeps_values() {
             " --keep-values"
@@ -606,6 +611,46 @@ mod tests {
                 match want {
                     Some(w) => assert!(args.contains(w), "{args}"),
                     None => assert!(!args.contains("--fill"), "{args}"),
+                }
+            }
+        }
+    }
+
+    /// A plan's WLD block length goes to every job's `dtb gen` (`--block-len`), in the
+    /// Makefile and the Slurm script alike; the default is left to `dtb gen`. A length that
+    /// is not a multiple of 64 from 64 to 2^24 is refused.
+    #[test]
+    fn jobs_write_the_plans_block_length() {
+        use crate::build::BuildError;
+        let speed = Speed {
+            cpus: 2,
+            per_core: Some(8e6),
+        };
+        let base = Plan::new(Rules::ENGLISH, 4, "/nonexistent")
+            .unwrap()
+            .with_values(Values::WLD);
+        for bad in [0, 32, 100, (1 << 24) + 64] {
+            assert!(matches!(
+                base.clone().with_wld_block_len(bad),
+                Err(BuildError::BlockLen(n)) if n == bad
+            ));
+        }
+        for (len, want) in [
+            (WLD_BLOCK_LEN, None),
+            (64, Some(" --block-len 64 ")),
+            (1 << 24, Some(" --block-len 16777216 ")),
+        ] {
+            let plan = base.clone().with_wld_block_len(len).unwrap();
+            assert_eq!(plan.wld_block_len(), len);
+            let list = units(&plan, speed);
+            let make = makefile(&plan, &list, 2, "dtb");
+            let slurm = slurm_script(&plan, &list, 2, "dtb", &SlurmOptions::default());
+            for u in &list {
+                let args = gen_args(&plan, u, 2);
+                assert!(make.contains(&args) && slurm.contains(&args), "{args}");
+                match want {
+                    Some(w) => assert!(args.contains(w), "{args}"),
+                    None => assert!(!args.contains("--block-len"), "{args}"),
                 }
             }
         }

@@ -586,3 +586,90 @@ fn plan_hands_the_fill_to_its_jobs() {
     let best_text = String::from_utf8_lossy(&best.stdout);
     assert!(best_text.contains(" --values wld "), "{best_text}");
 }
+
+/// `dtb gen --block-len N` writes WLD files of blocks of N positions (the header says so,
+/// and the block table holds as many blocks) whose every position answers as in the default
+/// build; a one-slice job reads such inputs and their values files back, and writes its own
+/// slice as the whole build did; `dtb verify` finds the set consistent. A length that is not
+/// a multiple of 64 is refused before anything is written.
+#[test]
+fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    let (plain, short, long) = (dir("plain"), dir("short"), dir("long"));
+    let gen = |out: &str, extra: &[&str]| {
+        let mut args = vec!["gen", "--pieces", "4", "--wld-only", "--out", out];
+        args.extend_from_slice(extra);
+        dtb(&args);
+    };
+    gen(&plain, &[]);
+    gen(&short, &["--block-len", "4096", "--keep-values"]);
+    gen(&long, &["--block-len", "1048576", "--zstd", "9"]);
+    let a = Tablebase::open(&plain, E).unwrap();
+    let mut split = 0;
+    for (d, len) in [(&short, 4096u64), (&long, 1 << 20)] {
+        let b = Tablebase::open(d, E).unwrap();
+        let ms = a.materials(ValueKind::Wld);
+        assert_eq!(ms, b.materials(ValueKind::Wld));
+        assert_eq!(ms.len(), 23);
+        for m in ms {
+            let h = b.table(m, ValueKind::Wld).unwrap().header().clone();
+            assert_eq!(u64::from(h.block_len), len, "{m}");
+            let name = table_file_name("english", m, ValueKind::Wld);
+            let blocks = block_lengths(&std::path::Path::new(d).join(&name)).len() as u64;
+            let sides = u64::from(h.stored_side_count());
+            assert_eq!(blocks, sides * h.positions_per_side.div_ceil(len), "{m}");
+            split += u64::from(blocks > sides);
+            let ix = SliceIndex::new(m, E.geometry());
+            for side in [Color::White, Color::Black] {
+                (0..ix.size()).into_par_iter().for_each(|i| {
+                    let pos = ix.unindex(i, side);
+                    assert_eq!(
+                        b.probe_wld(&pos).unwrap(),
+                        a.probe_wld(&pos).unwrap(),
+                        "{m} {side:?} {i}"
+                    );
+                });
+            }
+        }
+    }
+    assert!(
+        split > 0,
+        "no file of more than one block a side at 4096 positions"
+    );
+    // A one-slice job over the short blocks' set (its inputs' values files at 4096 too).
+    let name = table_file_name("english", Material::parse("1111").unwrap(), ValueKind::Wld);
+    let before = std::fs::read(std::path::Path::new(&short).join(&name)).unwrap();
+    std::fs::remove_file(std::path::Path::new(&short).join(&name)).unwrap();
+    dtb(&[
+        "gen",
+        "--slice",
+        "1111",
+        "--wld-only",
+        "--block-len",
+        "4096",
+        "--out",
+        &short,
+    ]);
+    assert!(
+        std::fs::read(std::path::Path::new(&short).join(&name)).unwrap() == before,
+        "the job's 1111 differs from the build's"
+    );
+    let verified = dtb(&["verify", "--dir", &short, "--json"]);
+    assert!(
+        verified.contains("\"failed\":0,") && !verified.contains("\"ok\":false"),
+        "{verified}"
+    );
+    let bad = Command::new(dtb_tests::dtb_binary())
+        .args(["gen", "--pieces", "3", "--wld-only", "--block-len", "100"])
+        .args(["--out", &dir("bad")])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        err.contains("--block-len 100") && err.contains("multiple of 64"),
+        "{err}"
+    );
+    assert!(!std::path::Path::new(&dir("bad")).exists());
+}

@@ -41,7 +41,8 @@ pub const MAX_PIECES: u32 = 8;
 /// Most pieces a forecast may ask for (`dtb plan --emit json`): the slice graph, sizes and
 /// forecasts of sets dtb does not build yet (English 2-9, 2-10), for sizing a cluster.
 pub const FORECAST_MAX_PIECES: u32 = 10;
-/// Positions per block in WLD files.
+/// Positions per block in WLD files, by default (16 KiB a block decompressed; another with
+/// [`Plan::with_wld_block_len`]).
 pub const WLD_BLOCK_LEN: u32 = 1 << 16;
 /// Positions per block in DTW files.
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
@@ -100,6 +101,8 @@ pub const LOCK_FILE: &str = ".dtb-gen.lock";
 pub enum BuildError {
     #[error("--pieces {0}: must be between 2 and {MAX_PIECES}")]
     Pieces(u32),
+    #[error("--block-len {0}: a WLD block holds a multiple of 64 positions, from 64 to {max}", max = dtb_probe::internal::format::MAX_BLOCK_LEN)]
+    BlockLen(u32),
     #[error(
         "--pieces {0}: a forecast takes 2 to {FORECAST_MAX_PIECES} pieces (a build, 2 to {MAX_PIECES})"
     )]
@@ -395,7 +398,7 @@ fn header_of(
     // codes (a win in an even number of plies, a loss in an odd one) arise only under
     // `blocked = majority`: its DTW files are format version 2, 16-bit (docs/FORMAT.md).
     let (version, value_width, block_len) = match kind {
-        ValueKind::Wld => (FORMAT_VERSION, 2, WLD_BLOCK_LEN),
+        ValueKind::Wld => (FORMAT_VERSION, 2, plan.wld_block_len),
         ValueKind::Dtw if plan.rules.blocked == BlockedOutcome::Majority => {
             (FORMAT_VERSION_FLIP, 16, DTW_BLOCK_LEN)
         }
@@ -1101,10 +1104,11 @@ fn write_wld(plan: &Plan, out: WldOut) -> Result<WldWritten, BuildError> {
     }
     let threat_seconds = t0.elapsed().as_secs_f64();
     let path = plan.path(m, ValueKind::Wld);
-    let blocks_per_side = size.div_ceil(u64::from(WLD_BLOCK_LEN)) as u32;
+    let block_len = plan.wld_block_len;
+    let blocks_per_side = size.div_ceil(u64::from(block_len)) as u32;
     for (k, (v, dc)) in outcomes.iter_mut().zip([&*cap0, &*cap1]).enumerate() {
         // The file numbers the second side's blocks after the first's.
-        fill_blocks(v, dc, size, WLD_BLOCK_LEN, plan.fill, &plan.zstd).map_err(|(b, source)| {
+        fill_blocks(v, dc, size, block_len, plan.fill, &plan.zstd).map_err(|(b, source)| {
             WriteError::Compress {
                 path: path.clone(),
                 block: k as u32 * blocks_per_side + b,

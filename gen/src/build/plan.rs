@@ -53,6 +53,8 @@ pub struct Plan {
     pub(crate) dtw_zstd: CompressionParams,
     /// How WLD files fill their "don't care" positions (default [`Fill::Major`]).
     pub(crate) fill: Fill,
+    /// Positions a block of the WLD files and values files ([`WLD_BLOCK_LEN`] by default).
+    pub(crate) wld_block_len: u32,
     /// The value kinds written (default WLD and DTW). Without distances
     /// ([`Values::solves_distances`]) solved slices are kept as outcomes (2 bits a position
     /// instead of 16): what a build of 7 or 8 pieces needs to fit in memory. Distances
@@ -184,6 +186,29 @@ impl Plan {
         self
     }
 
+    /// Blocks of `positions` in the WLD files (and values files) instead of [`WLD_BLOCK_LEN`]:
+    /// a multiple of 64, at most [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN).
+    /// Longer blocks compress smaller, or as small with faster zstd settings, and an uncached
+    /// probe decompresses the whole block (docs/PERFORMANCE.md).
+    ///
+    /// # Errors
+    /// [`BuildError::BlockLen`] for any other length.
+    pub fn with_wld_block_len(mut self, positions: u32) -> Result<Plan, BuildError> {
+        if positions == 0
+            || !positions.is_multiple_of(64)
+            || positions > dtb_probe::internal::format::MAX_BLOCK_LEN
+        {
+            return Err(BuildError::BlockLen(positions));
+        }
+        self.wld_block_len = positions;
+        Ok(self)
+    }
+
+    /// Positions a block of the WLD files.
+    pub fn wld_block_len(&self) -> u32 {
+        self.wld_block_len
+    }
+
     /// These value kinds (see [`Plan::values`]).
     pub fn with_values(mut self, values: Values) -> Plan {
         self.values = values;
@@ -302,6 +327,7 @@ impl Plan {
             zstd: ZSTD,
             dtw_zstd: DTW_ZSTD,
             fill: Fill::Major,
+            wld_block_len: WLD_BLOCK_LEN,
             values: Values::WLD_DTW,
             count: CountProfile::for_rules(&rules),
             memory: default_budget(),
