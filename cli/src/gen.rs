@@ -41,12 +41,12 @@ pub struct Args {
     /// smaller files, slower writing. Every build's WLD files, with or without DTW.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
-    /// Positions a block of the WLD files (a multiple of 64, at most 16777216; default
-    /// 65536: 16 KiB decompressed). Longer blocks compress smaller, or as small with faster
-    /// --zstd settings: at 262144 with --zstd 9, English 8-piece files are written about 4
-    /// times as fast as by default, for about 4% more bytes (docs/PERFORMANCE.md), and
-    /// each probe that misses the block cache decompresses four times as much. Every
-    /// prober reads any block length.
+    /// Positions a block of the WLD files and values files (a multiple of 64, at most
+    /// 16777216; default 65536: 16 KiB decompressed). Longer blocks compress smaller, or as
+    /// small with faster --zstd settings: with --block-len 262144 --zstd 9 English 2-7 was
+    /// built 1.08 times as fast for 1.2% fewer bytes, and an 8-piece slice written 3.3
+    /// times as fast for 3% more (docs/PERFORMANCE.md), while a probe that misses the block
+    /// cache decompresses for about twice as long. Every prober reads any block length.
     #[arg(long, value_name = "N")]
     block_len: Option<u32>,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
