@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 use dtb_gen::build::{self, Plan};
 use dtb_gen::jobs::{self as units, SlurmOptions, Speed};
+use dtb_gen::write::CompressionParams;
 
 use crate::args::{FillArg, Set};
 
@@ -56,6 +57,9 @@ pub struct Args {
     /// Positions a block of the jobs' WLD files, as `dtb gen --block-len`.
     #[arg(long, value_name = "N")]
     block_len: Option<u32>,
+    /// zstd settings of the jobs' files, as `dtb gen --zstd` (LEVEL[:strat=S,slog=N,...]).
+    #[arg(long, value_name = "SPEC")]
+    zstd: Option<CompressionParams>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -91,6 +95,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(n) = a.block_len {
         plan = plan.with_wld_block_len(n)?;
+    }
+    if let Some(z) = a.zstd {
+        plan = plan.with_zstd(z);
     }
     if let Some(m) = a.set.memory {
         plan = plan.with_memory(m);

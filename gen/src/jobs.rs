@@ -11,7 +11,7 @@ use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 
-use crate::build::{Plan, OVERHEAD_BYTES, WLD_BLOCK_LEN};
+use crate::build::{Plan, DTW_ZSTD, OVERHEAD_BYTES, WLD_BLOCK_LEN, ZSTD};
 use crate::compress::Fill;
 use crate::values::Values;
 
@@ -197,7 +197,7 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{}{}{}{}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{}{}{}{}{} --threads {cpus} --memory {mib}M",
         // DTC files depend on the count profile: the variant's text says it (`count=`).
         shell_word(&if plan.values.contains(ValueKind::Dtc) {
             dtb_probe::Variant {
@@ -230,6 +230,12 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
             String::new()
         } else {
             format!(" --block-len {}", plan.wld_block_len)
+        },
+        // zstd's settings where the plan sets them (`with_zstd`: one for every file).
+        if plan.zstd == ZSTD && plan.dtw_zstd == DTW_ZSTD {
+            String::new()
+        } else {
+            format!(" --zstd {}", shell_word(&plan.zstd.to_string()))
         },
         if plan.keeps_values() {
             " --keep-values"
@@ -616,12 +622,14 @@ mod tests {
         }
     }
 
-    /// A plan's WLD block length goes to every job's `dtb gen` (`--block-len`), in the
-    /// Makefile and the Slurm script alike; the default is left to `dtb gen`. A length that
-    /// is not a multiple of 64 from 64 to 2^24 is refused.
+    /// A plan's WLD block length and zstd settings go to every job's `dtb gen`
+    /// (`--block-len`, `--zstd`), in the Makefile and the Slurm script alike; the defaults
+    /// are left to `dtb gen`. A length that is not a multiple of 64 from 64 to 2^24 is
+    /// refused.
     #[test]
-    fn jobs_write_the_plans_block_length() {
+    fn jobs_write_the_plans_block_length_and_zstd() {
         use crate::build::BuildError;
+        use crate::write::CompressionParams;
         let speed = Speed {
             cpus: 2,
             per_core: Some(8e6),
@@ -635,12 +643,17 @@ mod tests {
                 Err(BuildError::BlockLen(n)) if n == bad
             ));
         }
-        for (len, want) in [
-            (WLD_BLOCK_LEN, None),
-            (64, Some(" --block-len 64 ")),
-            (1 << 24, Some(" --block-len 16777216 ")),
+        let nine = CompressionParams::level(9);
+        for (len, zstd, want) in [
+            (WLD_BLOCK_LEN, None, None),
+            (64, None, Some(" --block-len 64 ")),
+            (1 << 24, None, Some(" --block-len 16777216 ")),
+            (1 << 18, Some(nine), Some(" --block-len 262144 --zstd 9 ")),
         ] {
-            let plan = base.clone().with_wld_block_len(len).unwrap();
+            let mut plan = base.clone().with_wld_block_len(len).unwrap();
+            if let Some(z) = zstd {
+                plan = plan.with_zstd(z);
+            }
             assert_eq!(plan.wld_block_len(), len);
             let list = units(&plan, speed);
             let make = makefile(&plan, &list, 2, "dtb");
@@ -650,7 +663,10 @@ mod tests {
                 assert!(make.contains(&args) && slurm.contains(&args), "{args}");
                 match want {
                     Some(w) => assert!(args.contains(w), "{args}"),
-                    None => assert!(!args.contains("--block-len"), "{args}"),
+                    None => assert!(
+                        !args.contains("--block-len") && !args.contains("--zstd"),
+                        "{args}"
+                    ),
                 }
             }
         }
