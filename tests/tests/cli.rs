@@ -635,7 +635,9 @@ fn gen_rebuilds_damaged_and_missing_slices() {
         .collect();
     assert_eq!(rebuilt, set(&["0120", "1010"]));
     // The build's CPU time (in seconds, not clock ticks: at most every thread busy for the
-    // whole build, the main thread beside them) and its major page faults.
+    // whole build, the main thread beside them) and its major page faults. Rebuilding two
+    // 4-piece slices can take less than the kernel's 10 ms tick of CPU time, so 0 is a
+    // true answer here (CI saw it: 0.0 CPU seconds in 0.020 s of wall time).
     let summary = &lines[23];
     let (secs, threads) = (
         summary["seconds"].as_f64().unwrap(),
@@ -645,7 +647,7 @@ fn gen_rebuilds_damaged_and_missing_slices() {
         .as_f64()
         .expect("cpu_seconds on Linux");
     assert!(
-        cpu > 0.0 && cpu <= secs * (threads + 1.0) + 0.05,
+        cpu >= 0.0 && cpu <= secs * (threads + 1.0) + 0.05,
         "{summary:?}"
     );
     assert!(summary["major_page_faults"].is_u64(), "{summary:?}");
