@@ -594,6 +594,19 @@ mod tests {
         );
     }
 
+    /// Each unit's `dtb gen` arguments on two CPUs, asserted to be in the plan's Makefile
+    /// and its Slurm script alike.
+    fn job_args(plan: &Plan, speed: Speed) -> Vec<String> {
+        let list = units(plan, speed);
+        let make = makefile(plan, &list, 2, "dtb");
+        let slurm = slurm_script(plan, &list, 2, "dtb", &SlurmOptions::default());
+        let args: Vec<String> = list.iter().map(|u| gen_args(plan, u, 2)).collect();
+        for a in &args {
+            assert!(make.contains(a) && slurm.contains(a), "{a}");
+        }
+        args
+    }
+
     /// A WLD-only plan's jobs fill as the plan says (`dtb plan --fill best`): every job's
     /// `dtb gen` is told, in the Makefile and the Slurm script alike; the default fill,
     /// major, is left to `dtb gen`'s own default.
@@ -608,12 +621,7 @@ mod tests {
                 .unwrap()
                 .with_values(Values::WLD)
                 .with_fill(fill);
-            let list = units(&plan, speed);
-            let make = makefile(&plan, &list, 2, "dtb");
-            let slurm = slurm_script(&plan, &list, 2, "dtb", &SlurmOptions::default());
-            for u in &list {
-                let args = gen_args(&plan, u, 2);
-                assert!(make.contains(&args) && slurm.contains(&args), "{args}");
+            for args in job_args(&plan, speed) {
                 match want {
                     Some(w) => assert!(args.contains(w), "{args}"),
                     None => assert!(!args.contains("--fill"), "{args}"),
@@ -655,12 +663,7 @@ mod tests {
                 plan = plan.with_zstd(z);
             }
             assert_eq!(plan.wld_block_len(), len);
-            let list = units(&plan, speed);
-            let make = makefile(&plan, &list, 2, "dtb");
-            let slurm = slurm_script(&plan, &list, 2, "dtb", &SlurmOptions::default());
-            for u in &list {
-                let args = gen_args(&plan, u, 2);
-                assert!(make.contains(&args) && slurm.contains(&args), "{args}");
+            for args in job_args(&plan, speed) {
                 match want {
                     Some(w) => assert!(args.contains(w), "{args}"),
                     None => assert!(
