@@ -146,6 +146,16 @@ pub(crate) fn fill(w: &mut [u64], dc: &[u64], len: usize, how: Fill) {
     }
 }
 
+/// Whether a WLD file may be written in blocks of `positions` ([`fill_blocks`] fills whole
+/// 64-position words of "don't care" bits): a multiple of 64, from 64 to
+/// [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN). What `dtb gen --block-len`
+/// and `dtb repack --block-len` accept.
+pub fn wld_block_len_ok(positions: u32) -> bool {
+    positions != 0
+        && positions.is_multiple_of(64)
+        && positions <= dtb_probe::internal::format::MAX_BLOCK_LEN
+}
+
 /// [`Filler::fill`] over a whole side of `n` positions (`words`, packed two bits a position;
 /// `dc`, one bit a position), block by block (`block_len` positions, a multiple of 64) on
 /// all worker threads.

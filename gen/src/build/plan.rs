@@ -194,10 +194,7 @@ impl Plan {
     /// # Errors
     /// [`BuildError::BlockLen`] for any other length.
     pub fn with_wld_block_len(mut self, positions: u32) -> Result<Plan, BuildError> {
-        if positions == 0
-            || !positions.is_multiple_of(64)
-            || positions > dtb_probe::internal::format::MAX_BLOCK_LEN
-        {
+        if !crate::compress::wld_block_len_ok(positions) {
             return Err(BuildError::BlockLen(positions));
         }
         self.wld_block_len = positions;
