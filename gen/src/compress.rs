@@ -146,7 +146,7 @@ pub(crate) fn fill(w: &mut [u64], dc: &[u64], len: usize, how: Fill) {
     }
 }
 
-/// Whether a WLD file may be written in blocks of `positions` ([`fill_blocks`] fills whole
+/// Whether a WLD file may be written in blocks of `positions` (the writer fills whole
 /// 64-position words of "don't care" bits): a multiple of 64, from 64 to
 /// [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN). What `dtb gen --block-len`
 /// and `dtb repack --block-len` accept.
