@@ -57,6 +57,9 @@ pub struct Args {
     /// Positions a block of the jobs' WLD files, as `dtb gen --block-len`.
     #[arg(long, value_name = "N")]
     block_len: Option<u32>,
+    /// Positions a block of the jobs' DTW and DTC files, as `dtb gen --distance-block-len`.
+    #[arg(long, value_name = "N")]
+    distance_block_len: Option<u32>,
     /// zstd settings of the jobs' files, as `dtb gen --zstd` (LEVEL[:strat=S,slog=N,...]).
     #[arg(long, value_name = "SPEC")]
     zstd: Option<CompressionParams>,
@@ -95,6 +98,16 @@ pub fn run(a: Args) -> Result<ExitCode> {
     let mut plan = a.set.with_format_version(plan)?;
     if let Some(n) = a.block_len {
         plan = plan.with_wld_block_len(n)?;
+    }
+    if let Some(n) = a.distance_block_len {
+        if !a.set.values().solves_distances() {
+            bail!(
+                "--distance-block-len: these jobs write no distance files (--values {}); \
+                 --block-len sets the WLD files' blocks",
+                a.set.values()
+            );
+        }
+        plan = plan.with_distance_block_len(n)?;
     }
     if let Some(z) = a.zstd {
         plan = plan.with_zstd(z);

@@ -146,11 +146,11 @@ pub(crate) fn fill(w: &mut [u64], dc: &[u64], len: usize, how: Fill) {
     }
 }
 
-/// Whether a WLD file may be written in blocks of `positions` (the writer fills whole
-/// 64-position words of "don't care" bits): a multiple of 64, from 64 to
-/// [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN). What `dtb gen --block-len`
-/// and `dtb repack --block-len` accept.
-pub fn wld_block_len_ok(positions: u32) -> bool {
+/// Whether a table file may be written in blocks of `positions` (the WLD writer fills whole
+/// 64-position words of "don't care" bits; distance files take the same lengths): a multiple
+/// of 64, from 64 to [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN). What
+/// `dtb gen --block-len` and `--distance-block-len` and `dtb repack --block-len` accept.
+pub fn block_len_ok(positions: u32) -> bool {
     positions != 0
         && positions.is_multiple_of(64)
         && positions <= dtb_probe::internal::format::MAX_BLOCK_LEN

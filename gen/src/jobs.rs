@@ -11,7 +11,7 @@ use dtb_probe::internal::format::ValueKind;
 use dtb_probe::internal::index::SliceIndex;
 use dtb_probe::internal::material::Material;
 
-use crate::build::{Plan, DTW_ZSTD, OVERHEAD_BYTES, WLD_BLOCK_LEN, ZSTD};
+use crate::build::{Plan, DTW_BLOCK_LEN, DTW_ZSTD, OVERHEAD_BYTES, WLD_BLOCK_LEN, ZSTD};
 use crate::compress::Fill;
 use crate::values::Values;
 
@@ -197,7 +197,7 @@ fn target(plan: &Plan, m: Material) -> String {
 fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
     let mib = u.memory.div_ceil(1 << 20) + 64;
     format!(
-        "gen --variant {} --slice {}{}{}{}{}{}{} --threads {cpus} --memory {mib}M",
+        "gen --variant {} --slice {}{}{}{}{}{}{}{} --threads {cpus} --memory {mib}M",
         // DTC files depend on the count profile: the variant's text says it (`count=`).
         shell_word(&if plan.values.contains(ValueKind::Dtc) {
             dtb_probe::Variant {
@@ -230,6 +230,11 @@ fn gen_args(plan: &Plan, u: &Unit, cpus: u32) -> String {
             String::new()
         } else {
             format!(" --block-len {}", plan.wld_block_len)
+        },
+        if plan.distance_block_len == DTW_BLOCK_LEN {
+            String::new()
+        } else {
+            format!(" --distance-block-len {}", plan.distance_block_len)
         },
         // zstd's settings where the plan sets them (`with_zstd`: one for every file).
         if plan.zstd == ZSTD && plan.dtw_zstd == DTW_ZSTD {
@@ -630,10 +635,10 @@ mod tests {
         }
     }
 
-    /// A plan's WLD block length and zstd settings go to every job's `dtb gen`
-    /// (`--block-len`, `--zstd`), in the Makefile and the Slurm script alike; the defaults
-    /// are left to `dtb gen`. A length that is not a multiple of 64 from 64 to 2^24 is
-    /// refused.
+    /// A plan's WLD and distance block lengths and zstd settings go to every job's `dtb gen`
+    /// (`--block-len`, `--distance-block-len`, `--zstd`), in the Makefile and the Slurm
+    /// script alike; the defaults are left to `dtb gen`. A length that is not a multiple of
+    /// 64 from 64 to 2^24 is refused.
     #[test]
     fn jobs_write_the_plans_block_length_and_zstd() {
         use crate::build::BuildError;
@@ -650,6 +655,25 @@ mod tests {
                 base.clone().with_wld_block_len(bad),
                 Err(BuildError::BlockLen(n)) if n == bad
             ));
+            assert!(matches!(
+                base.clone().with_distance_block_len(bad),
+                Err(BuildError::DistanceBlockLen(n)) if n == bad
+            ));
+        }
+        // Distance files' blocks, in a plan with distances (the default values).
+        let full = Plan::new(Rules::ENGLISH, 4, "/nonexistent").unwrap();
+        for (len, want) in [
+            (DTW_BLOCK_LEN, None),
+            (1 << 16, Some(" --distance-block-len 65536 ")),
+        ] {
+            let plan = full.clone().with_distance_block_len(len).unwrap();
+            assert_eq!(plan.distance_block_len(), len);
+            for args in job_args(&plan, speed) {
+                match want {
+                    Some(w) => assert!(args.contains(w), "{args}"),
+                    None => assert!(!args.contains("--distance-block-len"), "{args}"),
+                }
+            }
         }
         let nine = CompressionParams::level(9);
         for (len, zstd, want) in [

@@ -135,7 +135,7 @@ pub fn repack_dir(
         )));
     }
     if let Some(b) = opts.block_len {
-        if !crate::compress::wld_block_len_ok(b) {
+        if !crate::compress::block_len_ok(b) {
             return Err(RepackError::Invalid(format!(
                 "block length {b} is not a multiple of 64 from 64 to {}",
                 dtb_probe::internal::format::MAX_BLOCK_LEN

@@ -673,3 +673,100 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
     );
     assert!(!std::path::Path::new(&dir("bad")).exists());
 }
+
+/// `dtb gen --distance-block-len N` writes DTW files (and DTC files) in blocks of N
+/// positions (the header says N, the block table holds as many blocks) whose every position
+/// answers as in the default build, leaves the WLD files as they were, and `dtb verify`
+/// finds the set consistent. A length that is not a multiple of 64, or a build without
+/// distance files, is refused before anything is written.
+#[test]
+fn gen_distance_block_len_sets_the_blocks_and_keeps_every_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = |name: &str| tmp.path().join(name).to_str().unwrap().to_string();
+    let (plain, short, long, dtc) = (dir("plain"), dir("short"), dir("long"), dir("dtc"));
+    let gen = |out: &str, extra: &[&str]| {
+        let mut args = vec!["gen", "--pieces", "4", "--out", out];
+        args.extend_from_slice(extra);
+        dtb(&args);
+    };
+    gen(&plain, &[]);
+    gen(&short, &["--distance-block-len", "128"]);
+    gen(&long, &["--distance-block-len", "1048576", "--zstd", "9"]);
+    let a = Tablebase::open(&plain, E).unwrap();
+    let mut split = 0;
+    for (d, len) in [(&short, 128u64), (&long, 1 << 20)] {
+        let b = Tablebase::open(d, E).unwrap();
+        let ms = a.materials(ValueKind::Dtw);
+        assert_eq!(ms, b.materials(ValueKind::Dtw));
+        assert_eq!(ms.len(), 23);
+        for m in ms {
+            let h = b.table(m, ValueKind::Dtw).unwrap().header().clone();
+            assert_eq!(u64::from(h.block_len), len, "{m}");
+            let name = table_file_name("english", m, ValueKind::Dtw);
+            let blocks = block_lengths(&std::path::Path::new(d).join(&name)).len() as u64;
+            let sides = u64::from(h.stored_side_count());
+            assert_eq!(blocks, sides * h.positions_per_side.div_ceil(len), "{m}");
+            split += u64::from(blocks > sides);
+            let ix = SliceIndex::new(m, E.geometry());
+            for side in [Color::White, Color::Black] {
+                (0..ix.size()).into_par_iter().for_each(|i| {
+                    let pos = ix.unindex(i, side);
+                    assert_eq!(
+                        b.probe_dtw(&pos).unwrap(),
+                        a.probe_dtw(&pos).unwrap(),
+                        "{m} {side:?} {i}"
+                    );
+                });
+            }
+        }
+    }
+    assert!(
+        split > 0,
+        "no DTW file of more than one block a side at 128"
+    );
+    // The WLD files are the default build's, byte for byte.
+    for m in a.materials(ValueKind::Wld) {
+        let name = table_file_name("english", m, ValueKind::Wld);
+        let file = |d: &str| std::fs::read(std::path::Path::new(d).join(&name)).unwrap();
+        assert!(file(&plain) == file(&short), "{name}");
+    }
+    let verified = dtb(&["verify", "--dir", &short, "--json"]);
+    assert!(
+        verified.contains("\"failed\":0,") && !verified.contains("\"ok\":false"),
+        "{verified}"
+    );
+    // DTC files take the length too, and every verify check holds.
+    gen(&dtc, &["--values", "dtc", "--distance-block-len", "192"]);
+    let c = Tablebase::open(&dtc, E).unwrap();
+    let ms = c.materials(ValueKind::Dtc);
+    assert_eq!(ms.len(), 23);
+    for m in ms {
+        let h = c.table(m, ValueKind::Dtc).unwrap().header().clone();
+        assert_eq!(h.block_len, 192, "{m}");
+    }
+    let verified = dtb(&["verify", "--dir", &dtc, "--json"]);
+    assert!(
+        verified.contains("\"failed\":0,") && !verified.contains("\"ok\":false"),
+        "{verified}"
+    );
+    for (extra, want) in [
+        (&["--distance-block-len", "100"][..], "multiple of 64"),
+        (
+            &["--wld-only", "--distance-block-len", "65536"][..],
+            "no distance files",
+        ),
+    ] {
+        let bad = Command::new(dtb_tests::dtb_binary())
+            .args(["gen", "--pieces", "3", "--out", &dir("bad")])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(bad.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert!(
+            err.contains("--distance-block-len") && err.contains(want),
+            "{err}"
+        );
+        assert!(!std::path::Path::new(&dir("bad")).exists());
+    }
+}

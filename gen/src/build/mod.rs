@@ -44,7 +44,8 @@ pub const FORECAST_MAX_PIECES: u32 = 10;
 /// Positions per block in WLD files, by default (16 KiB a block decompressed; another with
 /// [`Plan::with_wld_block_len`]).
 pub const WLD_BLOCK_LEN: u32 = 1 << 16;
-/// Positions per block in DTW files.
+/// Positions per block in DTW and DTC files, by default (16 KiB a block decompressed for
+/// 8-bit DTW; another with [`Plan::with_distance_block_len`]).
 pub const DTW_BLOCK_LEN: u32 = 1 << 14;
 /// zstd settings of WLD and DTC files (and of DTW files given one setting for all,
 /// [`Plan::with_zstd`]): level 15 (English 2-5 measured: level 15 writes in
@@ -103,6 +104,8 @@ pub enum BuildError {
     Pieces(u32),
     #[error("--block-len {0}: a WLD block holds a multiple of 64 positions, from 64 to {max}", max = dtb_probe::internal::format::MAX_BLOCK_LEN)]
     BlockLen(u32),
+    #[error("--distance-block-len {0}: a DTW or DTC block holds a multiple of 64 positions, from 64 to {max}", max = dtb_probe::internal::format::MAX_BLOCK_LEN)]
+    DistanceBlockLen(u32),
     #[error(
         "--pieces {0}: a forecast takes 2 to {FORECAST_MAX_PIECES} pieces (a build, 2 to {MAX_PIECES})"
     )]
@@ -400,12 +403,14 @@ fn header_of(
     let (version, value_width, block_len) = match kind {
         ValueKind::Wld => (FORMAT_VERSION, 2, plan.wld_block_len),
         ValueKind::Dtw if plan.rules.blocked == BlockedOutcome::Majority => {
-            (FORMAT_VERSION_FLIP, 16, DTW_BLOCK_LEN)
+            (FORMAT_VERSION_FLIP, 16, plan.distance_block_len)
         }
-        ValueKind::Dtw if max_plies < u16::from(u8::MAX) => (FORMAT_VERSION, 8, DTW_BLOCK_LEN),
-        ValueKind::Dtw => (FORMAT_VERSION, 16, DTW_BLOCK_LEN),
+        ValueKind::Dtw if max_plies < u16::from(u8::MAX) => {
+            (FORMAT_VERSION, 8, plan.distance_block_len)
+        }
+        ValueKind::Dtw => (FORMAT_VERSION, 16, plan.distance_block_len),
         // A conversion into a won position is a loss in one ply: flagged codes.
-        ValueKind::Dtc => (FORMAT_VERSION_FLIP, 16, DTW_BLOCK_LEN),
+        ValueKind::Dtc => (FORMAT_VERSION_FLIP, 16, plan.distance_block_len),
     };
     let count_code = if kind == ValueKind::Dtc {
         plan.count.encode()
