@@ -483,15 +483,24 @@ impl Plan {
     }
 
     /// Forecast seconds of one core that slice `m` takes on `threads` threads, writing
-    /// included: its [`Plan::work`] at the costs measured: 18.5 ns of a core a unit in WLD
-    /// slices of 8 pieces and more, 12.0 in smaller ones, 113 with distances.
+    /// included: its [`Plan::work`] at the costs measured: in WLD slices of the bit-parallel
+    /// solver 13.3 ns of a core a unit at 8 pieces and more, 8.9 in smaller ones; in those of
+    /// the other solvers 18.5 and 12.0; 113 with distances. Measured on one machine each
+    /// (the constants say which): another machine's build may take 1.2-2x more or less.
     pub fn core_seconds(&self, m: Material, threads: usize) -> f64 {
         let ns = if self.distances() {
             DISTANCE_NS_PER_UNIT
-        } else if m.pieces() >= 8 {
-            WLD_NS_PER_UNIT
         } else {
-            WLD_NS_PER_UNIT_SMALL
+            let bitpar = matches!(
+                self.wld_solver(m, threads).0,
+                WldSolver::BitParallel | WldSolver::BitParallelLean
+            );
+            match (m.pieces() >= 8, bitpar) {
+                (true, true) => BITPAR_NS_PER_UNIT,
+                (false, true) => BITPAR_NS_PER_UNIT_SMALL,
+                (true, false) => WLD_NS_PER_UNIT,
+                (false, false) => WLD_NS_PER_UNIT_SMALL,
+            }
         };
         self.work(m, threads) as f64 * ns * 1e-9
     }
@@ -866,14 +875,28 @@ impl Action {
     }
 }
 
-/// Nanoseconds of a core a work unit ([`Plan::work`]) of a WLD-only build takes, writing
-/// included, in slices of 8 pieces and more: English 0404, 0413, 0422, 1313, 1322 and 0431
-/// built from empty on two cores of an Intel Xeon (performance-history, sessions 35 and 36),
-/// each within 0.85-1.31x of this forecast.
-const WLD_NS_PER_UNIT: f64 = 18.5;
+/// Nanoseconds of a core a work unit ([`Plan::work`]) of the bit-parallel solver takes in a
+/// WLD-only build, writing included, in slices of 8 pieces and more: English 0404, 0413,
+/// 0422 and 0431 as jobs on two cores of an AMD EPYC (solve and writing, 76.4, 185.7, 191.3
+/// and 71.2 s: performance-history, session 50), each within 0.84-1.20x of this forecast.
+/// It was 18.5 (an Intel Xeon, sessions 35 and 36) before the solver's steps of sessions
+/// 37-48.
+const BITPAR_NS_PER_UNIT: f64 = 13.3;
 
 /// The same in smaller slices, whose rows stay nearer the caches: English 2-7 WLD from
-/// empty on the same machine, 886.9-961.7 s wall (sessions 34 and 35).
+/// empty on the same machine, 631.9-640.0 s wall (sessions 48 and 49; the grouped and bit
+/// solvers' slices at [`WLD_NS_PER_UNIT_SMALL`]).
+const BITPAR_NS_PER_UNIT_SMALL: f64 = 8.9;
+
+/// Nanoseconds of a core a work unit of the other WLD solvers (grouped, bit solver) takes,
+/// writing included, in slices of 8 pieces and more: fitted with the bit-parallel solver's
+/// slices on an Intel Xeon (sessions 35 and 36), not measured alone since.
+const WLD_NS_PER_UNIT: f64 = 18.5;
+
+/// The same in smaller slices: fitted on English 2-7 WLD from empty on the same machine,
+/// 886.9-961.7 s wall (sessions 34 and 35); International 2-5 WLD, all its slices the
+/// grouped solver's, took 182.5-187.2 s wall on two cores against a forecast of 177.5 s
+/// (session 50, AMD EPYC).
 const WLD_NS_PER_UNIT_SMALL: f64 = 12.0;
 
 /// The same for a build with distances (four units a position a side): English 2-7 with
