@@ -18,6 +18,7 @@ use crate::args::Variant;
 use crate::tables::open_tables;
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     variant: Variant,

@@ -17,6 +17,7 @@ use crate::args::{FillArg, Set};
 use crate::output::{bits_per_position, longest, plies, StdoutError};
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     set: Set,

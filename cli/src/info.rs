@@ -15,6 +15,7 @@ use serde_json::json;
 use crate::output::{bits_per_position, longest};
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     /// Directory holding the tables.
     #[arg(long, default_value = "tables")]

@@ -13,6 +13,7 @@ use serde_json::json;
 use crate::args::Variant;
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     variant: Variant,

@@ -13,6 +13,7 @@ use dtb_gen::write::CompressionParams;
 use crate::args::{FillArg, Set};
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     set: Set,

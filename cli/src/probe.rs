@@ -17,6 +17,7 @@ use crate::output::{error_line, plies, shown};
 use crate::tables::open_tables;
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     variant: Variant,

@@ -16,6 +16,7 @@ use crate::args::{FillArg, Variant};
 use crate::output::{bits_per_position, StdoutError};
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     #[command(flatten)]
     variant: Variant,

@@ -10,6 +10,7 @@ use dtb_probe::{Tablebase, ValueKind, Variant};
 use crate::tables::open_tables;
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     /// Directory holding tables, as in every other command (repeatable: the Nth --dir goes
     /// with the Nth --variant; two directories of one variant are served together).

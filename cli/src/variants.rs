@@ -67,6 +67,7 @@ fn count_lines(rules: &Rules) -> Vec<String> {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     /// The same as one JSON object: {"presets": [{"name", "fields": {FIELD: VALUE}, "count":
     /// {"rule", "source", "regimes": [{"name", "material", "limit_plies", "limit_moves",

@@ -751,6 +751,8 @@ fn gen_distance_block_len_sets_the_blocks_and_keeps_every_answer() {
     );
     for (extra, want) in [
         (&["--distance-block-len", "100"][..], "multiple of 64"),
+        // A negative number is a value clap refuses by name, not an unknown flag `-6`.
+        (&["--distance-block-len", "-64"][..], "invalid value '-64'"),
         (
             &["--wld-only", "--distance-block-len", "65536"][..],
             "no distance files",
