@@ -64,7 +64,7 @@ pub struct Set {
     pub variant: Variant,
     /// Largest number of pieces on the board (2..=8; `dtb plan --emit json` up to 10, a
     /// forecast of a set dtb does not build yet).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = number_in(0u32, None))]
     pub pieces: u32,
     /// Directory of the tables (created if missing).
     #[arg(long, default_value = "tables")]
@@ -94,7 +94,7 @@ pub struct Set {
     /// the memory available when the build starts (the least of free memory, `ulimit -v`
     /// and the cgroup's memory.max) less 1/16, at least 256 MiB. A budget of 64 MiB or
     /// less is refused before anything is written: no build fits in it.
-    #[arg(long, value_name = "SIZE", value_parser = parse_budget)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_budget, allow_hyphen_values = true)]
     pub memory: Option<u64>,
     /// Format version of the WLD files of a `--values wld` build (1 or 3; for `dtb plan`, of
     /// its jobs). 3, the default

@@ -42,28 +42,28 @@ pub struct Args {
     /// smaller files, slower writing. Every build's WLD files, with or without DTW.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
-    /// Positions a block of the WLD files and values files (a multiple of 64, at most
+    /// Positions per block of the WLD files and values files (a multiple of 64, from 64 to
     /// 16777216; default 65536: 16 KiB decompressed). Longer blocks compress smaller, or as
     /// small with faster --zstd settings: with --block-len 262144 --zstd 9 English 2-7 was
     /// built 1.08 times as fast for 1.2% fewer bytes, and an 8-piece slice written 3.3
     /// times as fast for 3% more (docs/PERFORMANCE.md), while a probe that misses the block
     /// cache decompresses for about twice as long. Every prober reads any block length.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
     block_len: Option<u32>,
-    /// Positions a block of the distance files, DTW and DTC (a multiple of 64, at most
+    /// Positions per block of the distance files, DTW and DTC (a multiple of 64, from 64 to
     /// 16777216; default 16384: 16 KiB decompressed where a DTW value takes a byte). As
     /// with --block-len, longer blocks compress smaller or as small with faster --zstd
     /// settings: with --block-len 262144 --distance-block-len 65536 --zstd 9 English 2-6
     /// (WLD and DTW) was built 1.22 times as fast, its DTW files written 2.3 times as fast
     /// for 1.3% more bytes (docs/PERFORMANCE.md), while a probe that misses the block cache
     /// decompresses for about 2.3 times as long. Every prober reads any block length.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
     distance_block_len: Option<u32>,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
     /// finished slices would pass it reads the largest of them from their compressed
     /// table files (slower look-ups) instead of scratch files. Default: the free space
     /// of --out's file system (with the scratch files already there) less 1/8.
-    #[arg(long, value_name = "SIZE", value_parser = build::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = build::parse_size, allow_hyphen_values = true)]
     scratch_limit: Option<u64>,
     /// Resume large slices mid-way: a slice of at least this many positions (both sides
     /// to move; default 1073741824, about two minutes of solving) that a WLD-only build
@@ -71,7 +71,7 @@ pub struct Args {
     /// solves keeps its own outcomes in scratch files too, and records the rounds it has
     /// finished, so that a run stopped at any moment (even by SIGKILL) starts again at the
     /// last record instead of the slice's start. 0: every such slice.
-    #[arg(long, value_name = "POSITIONS")]
+    #[arg(long, value_name = "POSITIONS", value_parser = crate::args::number_in(0u64, None), allow_hyphen_values = true)]
     checkpoint_positions: Option<u64>,
     /// The least time between two records of a slice's finished rounds (see
     /// --checkpoint-positions), in seconds (default 60; 0: after every round). Each record

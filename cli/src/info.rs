@@ -108,7 +108,7 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         if json {
             let mut o = json!({"file": p.file_name().map(|n| n.to_string_lossy()), "variant": h.variant, "slice": m.to_string(),
                        "kind": h.kind.extension(), "format_version": h.version, "positions": positions, "wins": c[0], "losses": c[1], "draws": c[2],
-                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits,
+                       "max_plies": h.max_plies, "bytes": t.compressed_len(), "bits_per_position": bits, "block_len": h.block_len,
                        "checksum": checksum});
             if h.kind == ValueKind::Dtc {
                 dtc_json(&mut o, h);
@@ -116,11 +116,11 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             outln!("{}", o);
         } else {
             outln!(
-                "{:<22} {} {} v{} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  crc {}",
+                "{:<22} {} {} v{} {:>12} positions  W {:>11} L {:>11} D {:>11}  max {:>3} plies  {:>10} bytes  {:.4} bits/pos  blocks of {}  crc {}",
                 p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default(),
                 m, h.kind.extension(), h.version, positions, c[0], c[1], c[2],
                 longest(h.max_plies, h.kind == ValueKind::Wld && c[0] > 0), t.compressed_len(), bits,
-                checksum.as_deref().unwrap_or("?")
+                h.block_len, checksum.as_deref().unwrap_or("?")
             );
             if h.kind == ValueKind::Dtc {
                 let (cw, bl) = cursed_totals(h);

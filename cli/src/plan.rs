@@ -55,11 +55,11 @@ pub struct Args {
     /// How the jobs' WLD files fill their "don't care" positions, as `dtb gen --fill`.
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
-    /// Positions a block of the jobs' WLD files, as `dtb gen --block-len`.
-    #[arg(long, value_name = "N")]
+    /// Positions per block of the jobs' WLD files, as `dtb gen --block-len`.
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
     block_len: Option<u32>,
-    /// Positions a block of the jobs' DTW and DTC files, as `dtb gen --distance-block-len`.
-    #[arg(long, value_name = "N")]
+    /// Positions per block of the jobs' DTW and DTC files, as `dtb gen --distance-block-len`.
+    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
     distance_block_len: Option<u32>,
     /// zstd settings of the jobs' files, as `dtb gen --zstd` (LEVEL[:strat=S,slog=N,...]).
     #[arg(long, value_name = "SPEC")]

@@ -25,7 +25,7 @@ pub struct Args {
     /// Check N positions a slice instead of all of them: one pseudo-random position in
     /// each of N equal stretches of its index (the same on every run). For builds too
     /// large to check whole (International 2-6: 47.8 G positions).
-    #[arg(long, value_name = "N", value_parser = parse_sample)]
+    #[arg(long, value_name = "N", value_parser = parse_sample, allow_hyphen_values = true)]
     sample: Option<u64>,
 }
 

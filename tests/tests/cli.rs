@@ -419,6 +419,7 @@ fn info_json_one_object_per_table() {
         "max_plies",
         "bytes",
         "bits_per_position",
+        "block_len",
         "checksum",
     ]);
     let mut totals: BTreeMap<String, [u64; 4]> = BTreeMap::new();
@@ -432,6 +433,9 @@ fn info_json_one_object_per_table() {
         assert_eq!(o["variant"], Value::from("english"));
         // A full build writes format version 1 (version 3 is for WLD-only builds).
         assert_eq!(o["format_version"], Value::from(1), "{file}");
+        // The default block lengths: 65,536 positions in WLD files, 16,384 in DTW files.
+        let want_block = if kind == "wld" { 65_536 } else { 16_384 };
+        assert_eq!(o["block_len"], Value::from(want_block), "{file}");
         let n = |k: &str| o[k].as_u64().unwrap_or_else(|| panic!("{file}: {k}"));
         assert_eq!(
             n("wins") + n("losses") + n("draws"),

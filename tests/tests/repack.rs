@@ -724,6 +724,17 @@ fn gen_distance_block_len_sets_the_blocks_and_keeps_every_answer() {
         split > 0,
         "no DTW file of more than one block a side at 128"
     );
+    // `dtb info` shows each file's block length.
+    let info = dtb(&["info", "--dir", &short, "--json"]);
+    for line in info.lines() {
+        let want = if line.contains("\"kind\":\"dtw\"") {
+            "\"block_len\":128,"
+        } else {
+            "\"block_len\":65536,"
+        };
+        assert!(line.contains(want), "{line}");
+    }
+    assert!(dtb(&["info", "--dir", &short]).contains("blocks of 128 "));
     // The WLD files are the default build's, byte for byte.
     for m in a.materials(ValueKind::Wld) {
         let name = table_file_name("english", m, ValueKind::Wld);

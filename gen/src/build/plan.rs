@@ -992,6 +992,11 @@ fn cgroup_left() -> Option<u64> {
 /// A message naming what is wrong.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!(
+            "{s:?} is not a size: a size is not negative (for example 512M or 20G)"
+        ));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
