@@ -587,6 +587,45 @@ fn plan_hands_the_fill_to_its_jobs() {
     assert!(best_text.contains(" --values wld "), "{best_text}");
 }
 
+/// Checks the `kind` files of the English 2-4 set in `dir` against the default build `a`:
+/// the same slices, each header's block length `len` and its block table as many blocks,
+/// every stored position answered alike (`probe`, compared as text). Returns how many files
+/// hold more than one block a side.
+fn same_answers_in_blocks_of(
+    a: &Tablebase,
+    dir: &str,
+    len: u64,
+    kind: ValueKind,
+    probe: impl Fn(&Tablebase, &dtb_probe::Position) -> Result<String, dtb_probe::ProbeError> + Sync,
+) -> u64 {
+    let b = Tablebase::open(dir, E).unwrap();
+    let ms = a.materials(kind);
+    assert_eq!(ms, b.materials(kind));
+    assert_eq!(ms.len(), 23);
+    let mut split = 0;
+    for m in ms {
+        let h = b.table(m, kind).unwrap().header().clone();
+        assert_eq!(u64::from(h.block_len), len, "{m}");
+        let name = table_file_name("english", m, kind);
+        let blocks = block_lengths(&std::path::Path::new(dir).join(&name)).len() as u64;
+        let sides = u64::from(h.stored_side_count());
+        assert_eq!(blocks, sides * h.positions_per_side.div_ceil(len), "{m}");
+        split += u64::from(blocks > sides);
+        let ix = SliceIndex::new(m, E.geometry());
+        for side in [Color::White, Color::Black] {
+            (0..ix.size()).into_par_iter().for_each(|i| {
+                let pos = ix.unindex(i, side);
+                assert_eq!(
+                    probe(&b, &pos).unwrap(),
+                    probe(a, &pos).unwrap(),
+                    "{m} {side:?} {i}"
+                );
+            });
+        }
+    }
+    split
+}
+
 /// `dtb gen --block-len N` writes WLD files of blocks of N positions (the header says so,
 /// and the block table holds as many blocks) whose every position answers as in the default
 /// build; a one-slice job reads such inputs and their values files back, and writes its own
@@ -608,30 +647,9 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
     let a = Tablebase::open(&plain, E).unwrap();
     let mut split = 0;
     for (d, len) in [(&short, 4096u64), (&long, 1 << 20)] {
-        let b = Tablebase::open(d, E).unwrap();
-        let ms = a.materials(ValueKind::Wld);
-        assert_eq!(ms, b.materials(ValueKind::Wld));
-        assert_eq!(ms.len(), 23);
-        for m in ms {
-            let h = b.table(m, ValueKind::Wld).unwrap().header().clone();
-            assert_eq!(u64::from(h.block_len), len, "{m}");
-            let name = table_file_name("english", m, ValueKind::Wld);
-            let blocks = block_lengths(&std::path::Path::new(d).join(&name)).len() as u64;
-            let sides = u64::from(h.stored_side_count());
-            assert_eq!(blocks, sides * h.positions_per_side.div_ceil(len), "{m}");
-            split += u64::from(blocks > sides);
-            let ix = SliceIndex::new(m, E.geometry());
-            for side in [Color::White, Color::Black] {
-                (0..ix.size()).into_par_iter().for_each(|i| {
-                    let pos = ix.unindex(i, side);
-                    assert_eq!(
-                        b.probe_wld(&pos).unwrap(),
-                        a.probe_wld(&pos).unwrap(),
-                        "{m} {side:?} {i}"
-                    );
-                });
-            }
-        }
+        split += same_answers_in_blocks_of(&a, d, len, ValueKind::Wld, |t, pos| {
+            t.probe_wld(pos).map(|w| format!("{w:?}"))
+        });
     }
     assert!(
         split > 0,
@@ -695,30 +713,9 @@ fn gen_distance_block_len_sets_the_blocks_and_keeps_every_answer() {
     let a = Tablebase::open(&plain, E).unwrap();
     let mut split = 0;
     for (d, len) in [(&short, 128u64), (&long, 1 << 20)] {
-        let b = Tablebase::open(d, E).unwrap();
-        let ms = a.materials(ValueKind::Dtw);
-        assert_eq!(ms, b.materials(ValueKind::Dtw));
-        assert_eq!(ms.len(), 23);
-        for m in ms {
-            let h = b.table(m, ValueKind::Dtw).unwrap().header().clone();
-            assert_eq!(u64::from(h.block_len), len, "{m}");
-            let name = table_file_name("english", m, ValueKind::Dtw);
-            let blocks = block_lengths(&std::path::Path::new(d).join(&name)).len() as u64;
-            let sides = u64::from(h.stored_side_count());
-            assert_eq!(blocks, sides * h.positions_per_side.div_ceil(len), "{m}");
-            split += u64::from(blocks > sides);
-            let ix = SliceIndex::new(m, E.geometry());
-            for side in [Color::White, Color::Black] {
-                (0..ix.size()).into_par_iter().for_each(|i| {
-                    let pos = ix.unindex(i, side);
-                    assert_eq!(
-                        b.probe_dtw(&pos).unwrap(),
-                        a.probe_dtw(&pos).unwrap(),
-                        "{m} {side:?} {i}"
-                    );
-                });
-            }
-        }
+        split += same_answers_in_blocks_of(&a, d, len, ValueKind::Dtw, |t, pos| {
+            t.probe_dtw(pos).map(|w| format!("{w:?}"))
+        });
     }
     assert!(
         split > 0,
