@@ -57,6 +57,31 @@ where
     }
 }
 
+/// The value parser of the block-length flags (`--block-len`, `--distance-block-len`):
+/// 64 to [`MAX_BLOCK_LEN`](dtb_probe::internal::format::MAX_BLOCK_LEN) positions; the
+/// multiple-of-64 rule is the plan's own check ([`build::BuildError::BlockLen`]).
+pub fn block_len_parser() -> impl Fn(&str) -> Result<u32, String> + Clone {
+    number_in(64u32, Some(dtb_probe::internal::format::MAX_BLOCK_LEN))
+}
+
+/// `--distance-block-len N` set on `plan`, refused where its files hold no distances
+/// (`--wld-only`): what `dtb gen` and `dtb plan` both check. `whose` names the files'
+/// writer in the message ("this build", "these jobs").
+pub fn with_distance_block_len(plan: Plan, n: Option<u32>, whose: &str) -> Result<Plan> {
+    let Some(n) = n else {
+        return Ok(plan);
+    };
+    if !plan.values().solves_distances() {
+        anyhow::bail!(
+            "--distance-block-len: {whose} write{} no distance files (--values {}); \
+             --block-len sets the WLD files' blocks",
+            if whose == "this build" { "s" } else { "" },
+            plan.values()
+        );
+    }
+    Ok(plan.with_distance_block_len(n)?)
+}
+
 /// What a build is: the set of tables and its memory budget, for `dtb gen` and `dtb plan`.
 #[derive(clap::Args, Debug)]
 pub struct Set {

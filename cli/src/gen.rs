@@ -48,7 +48,7 @@ pub struct Args {
     /// built 1.08 times as fast for 1.2% fewer bytes, and an 8-piece slice written 3.3
     /// times as fast for 3% more (docs/PERFORMANCE.md), while a probe that misses the block
     /// cache decompresses for about twice as long. Every prober reads any block length.
-    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = crate::args::block_len_parser(), allow_hyphen_values = true)]
     block_len: Option<u32>,
     /// Positions per block of the distance files, DTW and DTC (a multiple of 64, from 64 to
     /// 16777216; default 16384: 16 KiB decompressed where a DTW value takes a byte). As
@@ -57,7 +57,7 @@ pub struct Args {
     /// (WLD and DTW) was built 1.22 times as fast, its DTW files written 2.3 times as fast
     /// for 1.3% more bytes (docs/PERFORMANCE.md), while a probe that misses the block cache
     /// decompresses for about 2.3 times as long. Every prober reads any block length.
-    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = crate::args::block_len_parser(), allow_hyphen_values = true)]
     distance_block_len: Option<u32>,
     /// Disk the scratch files may take (as --memory: 50G). A WLD-only build whose
     /// finished slices would pass it reads the largest of them from their compressed
@@ -133,13 +133,6 @@ pub fn run(a: Args) -> Result<ExitCode> {
             a.set.values()
         );
     }
-    if a.distance_block_len.is_some() && !a.set.values().solves_distances() {
-        bail!(
-            "--distance-block-len: this build writes no distance files (--values {}); \
-             --block-len sets the WLD files' blocks",
-            a.set.values()
-        );
-    }
     let mut plan = a
         .set
         .with_format_version(plan.with_values(a.set.values()))?
@@ -149,9 +142,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let Some(n) = a.block_len {
         plan = plan.with_wld_block_len(n)?;
     }
-    if let Some(n) = a.distance_block_len {
-        plan = plan.with_distance_block_len(n)?;
-    }
+    plan = crate::args::with_distance_block_len(plan, a.distance_block_len, "this build")?;
     if let Some(z) = zstd {
         plan = plan.with_zstd(z);
     }

@@ -56,10 +56,10 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
     /// Positions per block of the jobs' WLD files, as `dtb gen --block-len`.
-    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = crate::args::block_len_parser(), allow_hyphen_values = true)]
     block_len: Option<u32>,
     /// Positions per block of the jobs' DTW and DTC files, as `dtb gen --distance-block-len`.
-    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = crate::args::block_len_parser(), allow_hyphen_values = true)]
     distance_block_len: Option<u32>,
     /// zstd settings of the jobs' files, as `dtb gen --zstd` (LEVEL[:strat=S,slog=N,...]).
     #[arg(long, value_name = "SPEC")]
@@ -100,16 +100,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     if let Some(n) = a.block_len {
         plan = plan.with_wld_block_len(n)?;
     }
-    if let Some(n) = a.distance_block_len {
-        if !a.set.values().solves_distances() {
-            bail!(
-                "--distance-block-len: these jobs write no distance files (--values {}); \
-                 --block-len sets the WLD files' blocks",
-                a.set.values()
-            );
-        }
-        plan = plan.with_distance_block_len(n)?;
-    }
+    plan = crate::args::with_distance_block_len(plan, a.distance_block_len, "these jobs")?;
     if let Some(z) = a.zstd {
         plan = plan.with_zstd(z);
     }

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = FillArg::Major)]
     fill: FillArg,
     /// Positions a block in the new files (a multiple of 64; default: the old files').
-    #[arg(long, value_name = "N", value_parser = crate::args::number_in(64u32, Some(1 << 24)), allow_hyphen_values = true)]
+    #[arg(long, value_name = "N", value_parser = crate::args::block_len_parser(), allow_hyphen_values = true)]
     block_len: Option<u32>,
     /// Skip comparing the threat positions' new answers with the old values.
     #[arg(long)]

@@ -488,21 +488,19 @@ impl Plan {
     /// the other solvers 18.5 and 12.0; 113 with distances. Measured on one machine each
     /// (the constants say which): another machine's build may take 1.2-2x more or less.
     pub fn core_seconds(&self, m: Material, threads: usize) -> f64 {
-        let ns = if self.distances() {
-            DISTANCE_NS_PER_UNIT
-        } else {
-            let bitpar = matches!(
-                self.wld_solver(m, threads).0,
-                WldSolver::BitParallel | WldSolver::BitParallelLean
-            );
-            match (m.pieces() >= 8, bitpar) {
-                (true, true) => BITPAR_NS_PER_UNIT,
-                (false, true) => BITPAR_NS_PER_UNIT_SMALL,
-                (true, false) => WLD_NS_PER_UNIT,
-                (false, false) => WLD_NS_PER_UNIT_SMALL,
-            }
+        if self.distances() {
+            return self.work(m, threads) as f64 * DISTANCE_NS_PER_UNIT * 1e-9;
+        }
+        // The solver once: `work` would choose it again.
+        let method = self.wld_solver(m, threads).0;
+        let bitpar = matches!(method, WldSolver::BitParallel | WldSolver::BitParallelLean);
+        let ns = match (m.pieces() >= 8, bitpar) {
+            (true, true) => BITPAR_NS_PER_UNIT,
+            (false, true) => BITPAR_NS_PER_UNIT_SMALL,
+            (true, false) => WLD_NS_PER_UNIT,
+            (false, false) => WLD_NS_PER_UNIT_SMALL,
         };
-        self.work(m, threads) as f64 * ns * 1e-9
+        self.solver_work(m, method) as f64 * ns * 1e-9
     }
 
     /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
