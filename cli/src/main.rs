@@ -111,7 +111,9 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            eprint!("{}", bounded(&e));
+            // One style for every error: clap's usage errors take the prefix the command's
+            // own errors have ("dtb: error: ...").
+            eprint!("dtb: {}", bounded(&e));
             return ExitCode::from(2);
         }
     };

@@ -72,7 +72,7 @@ fn a_memory_budget_no_build_fits_is_refused_before_anything_is_made() {
     let o = out.to_str().unwrap();
     for (size, words) in [("1K", "1 KiB"), ("64M", "64 MiB"), ("100", "100 bytes")] {
         let want = format!(
-            "error: invalid value '{size}' for '--memory <SIZE>': a build needs more than 64 MiB \
+            "dtb: error: invalid value '{size}' for '--memory <SIZE>': a build needs more than 64 MiB \
              (the program, compression and files beside the solver's data); {size} is {words}\n"
         );
         for args in [
@@ -137,7 +137,7 @@ fn verify_sample_zero_is_said_in_words() {
     let err = text(&r.stderr);
     assert!(
         err.starts_with(
-            "error: invalid value '0' for '--sample <N>': --sample must be at least 1 \
+            "dtb: error: invalid value '0' for '--sample <N>': --sample must be at least 1 \
              (positions checked a slice)\n"
         ),
         "{err}"
@@ -147,7 +147,7 @@ fn verify_sample_zero_is_said_in_words() {
     assert_eq!(r.status.code(), Some(2));
     assert!(
         text(&r.stderr).starts_with(
-            "error: invalid value 'many' for '--sample <N>': --sample takes a whole number of \
+            "dtb: error: invalid value 'many' for '--sample <N>': --sample takes a whole number of \
              positions a slice, at least 1, not \"many\"\n"
         ),
         "{}",
@@ -167,27 +167,27 @@ fn number_flags_say_their_range_in_words_and_errors_stay_short() {
     for (args, want) in [
         (
             &["gen", "--out", o, "--threads", "0"][..],
-            "error: invalid value '0' for '--threads <THREADS>': expected a whole number from 1 to 1024\n",
+            "dtb: error: invalid value '0' for '--threads <THREADS>': expected a whole number from 1 to 1024\n",
         ),
         (
             &["gen", "--out", o, "--zstd-level", "23"][..],
-            "error: invalid value '23' for '--zstd-level <ZSTD_LEVEL>': expected a whole number from 1 to 22\n",
+            "dtb: error: invalid value '23' for '--zstd-level <ZSTD_LEVEL>': expected a whole number from 1 to 22\n",
         ),
         (
             &["perft", "--depth", "41"][..],
-            "error: invalid value '41' for '--depth <DEPTH>': expected a whole number from 0 to 40\n",
+            "dtb: error: invalid value '41' for '--depth <DEPTH>': expected a whole number from 0 to 40\n",
         ),
         (
             &["plan", "--emit", "json", "--cpus", "x"][..],
-            "error: invalid value 'x' for '--cpus <CPUS>': expected a whole number from 1 to 1024\n",
+            "dtb: error: invalid value 'x' for '--cpus <CPUS>': expected a whole number from 1 to 1024\n",
         ),
         (
             &["repack", "--from", o, "--out", o, "--pieces", "11"][..],
-            "error: invalid value '11' for '--pieces <N>': expected a whole number from 2 to 10\n",
+            "dtb: error: invalid value '11' for '--pieces <N>': expected a whole number from 2 to 10\n",
         ),
         (
             &["repack", "--from", o, "--out", o, "--estimate", "0"][..],
-            "error: invalid value '0' for '--estimate <N>': expected a whole number of at least 1\n",
+            "dtb: error: invalid value '0' for '--estimate <N>': expected a whole number of at least 1\n",
         ),
     ] {
         let r = dtb(args);
