@@ -188,6 +188,9 @@ struct Bars {
     /// The name of the distance files the build writes (DTW or DTC), for its lines; `None`
     /// for a WLD-only build, whose lines give no distance and no distance bytes.
     distance: Option<&'static str>,
+    /// Positions a block of the distance and the WLD files this run writes (0: none), what
+    /// a slice found finished in other blocks is told against.
+    block_lens: [u32; 2],
 }
 
 impl Observer for Bars {
@@ -226,7 +229,7 @@ impl Observer for Bars {
             }
             line.to_string()
         } else {
-            slice_text(s, self.distance)
+            slice_text(s, self.distance, self.block_lens)
         };
         if self.json {
             let mut failed = self.failed.lock().unwrap_or_else(|e| e.into_inner());
@@ -284,10 +287,36 @@ impl Bars {
 
 /// `distance`: the name of the build's distance files (DTW or DTC) in the line, `None` for a
 /// WLD-only build (the line then gives neither the longest distance nor distance bytes).
-fn slice_text(s: &SliceStats, distance: Option<&str>) -> String {
+/// `block_lens`: positions a block of the distance and WLD files this run writes; a slice
+/// found finished in other blocks says so (its files are kept as they are).
+fn slice_text(s: &SliceStats, distance: Option<&str>, block_lens: [u32; 2]) -> String {
     let threads = rayon::current_num_threads().max(1) as f64;
     let status = if s.skipped {
-        "already built".to_string()
+        let mut kept = Vec::new();
+        if s.block_lens[1] != 0 && s.block_lens[1] != block_lens[1] {
+            kept.push(format!(
+                "its WLD file in blocks of {} positions, not {}",
+                s.block_lens[1], block_lens[1]
+            ));
+        }
+        if let (Some(name), true) = (
+            distance,
+            s.block_lens[0] != 0 && s.block_lens[0] != block_lens[0],
+        ) {
+            kept.push(format!(
+                "its {name} file in blocks of {} positions, not {}",
+                s.block_lens[0], block_lens[0]
+            ));
+        }
+        if kept.is_empty() {
+            "already built".to_string()
+        } else {
+            format!(
+                "already built and kept as it is: {} (remove the slice's files to build it \
+                 again in this run's blocks)",
+                kept.join("; ")
+            )
+        }
     } else {
         let resumed = if s.resumed_rounds > 0 {
             format!(
@@ -342,6 +371,8 @@ fn slice_json(s: &SliceStats) -> serde_json::Value {
         "threats": s.threats,
         "solved": s.solved,
         "skipped": s.skipped,
+        "wld_block_len": s.block_lens[1],
+        "distance_block_len": s.block_lens[0],
         "wld_bytes": s.wld_bytes,
         "dtw_bytes": s.dtw_bytes,
         "values_bytes": s.values_bytes,
@@ -556,6 +587,10 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         started: std::sync::OnceLock::new(),
         started_usage: std::sync::OnceLock::new(),
         distance,
+        block_lens: [
+            distance.map_or(0, |_| plan.distance_block_len()),
+            plan.wld_block_len(),
+        ],
     };
     let t0 = Instant::now();
     let usage0 = build::process_usage();

@@ -678,6 +678,35 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
         verified.contains("\"failed\":0,") && !verified.contains("\"ok\":false"),
         "{verified}"
     );
+    // Resumed with another block length, the finished files stay as they are, and each
+    // slice's line says so: its JSON the file's length, its text line in words.
+    let again = ["gen", "--pieces", "4", "--wld-only", "--block-len", "8192"];
+    let lines = dtb(&[&again[..], &["--json", "--out", &short]].concat());
+    let slices: Vec<_> = lines.lines().filter(|l| l.contains("\"slice\"")).collect();
+    assert_eq!(slices.len(), 23, "{lines}");
+    for l in slices {
+        assert!(
+            l.contains("\"skipped\":true") && l.contains("\"wld_block_len\":4096,"),
+            "{l}"
+        );
+    }
+    let text = Command::new(dtb_tests::dtb_binary())
+        .args(again)
+        .args(["--out", &short])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stderr);
+    assert!(
+        text.contains(
+            "slice 1111: 661200 positions, 161772 wins 14122 losses 485306 draws; already built and \
+             kept as it is: its WLD file in blocks of 4096 positions, not 8192"
+        ),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(std::path::Path::new(&short).join(&name)).unwrap(),
+        before
+    );
     let bad = Command::new(dtb_tests::dtb_binary())
         .args(["gen", "--pieces", "3", "--wld-only", "--block-len", "100"])
         .args(["--out", &dir("bad")])

@@ -200,6 +200,11 @@ pub struct SliceStats {
     /// Wins, losses, draws over the stored positions.
     pub counts: [u64; 3],
     pub max_plies: u16,
+    /// Positions a block of the slice's distance (DTW or DTC) file and of its WLD file, as
+    /// they are on disk (0 where the build has no such file): the plan's lengths for a file
+    /// written now, the file's own for one found finished (a build resumed with another
+    /// `--block-len` keeps those).
+    pub block_lens: [u32; 2],
     /// True when the slice was already finished on disk and only loaded.
     pub skipped: bool,
 }
@@ -379,6 +384,12 @@ fn wld_kept(plan: &Plan, m: Material) -> Option<u64> {
         && h.version == FORMAT_VERSION
         && t.verify_checksum().is_ok())
     .then(|| t.compressed_len())
+}
+
+/// Positions a block of the table file at `path` (0 where it cannot be opened).
+fn file_block_len(path: &Path) -> u32 {
+    TableFile::open(path, std::sync::Arc::new(BlockCache::new(0)))
+        .map_or(0, |t| t.header().block_len)
 }
 
 fn header(plan: &Plan, s: &SolvedSlice, kind: ValueKind) -> Header {
@@ -877,19 +888,23 @@ fn finished_slice(
         &plan.path(m, ValueKind::Wld),
         std::sync::Arc::new(BlockCache::new(1 << 16)),
     );
-    let (counts, wld_bytes, max_plies) = match t {
+    let (counts, wld_bytes, max_plies, wld_block_len) = match t {
         Ok(t) => {
-            let c = t.header().counts;
-            let counts = both_sides(c, symmetric);
-            (counts, t.compressed_len(), t.header().max_plies)
+            let h = t.header();
+            let counts = both_sides(h.counts, symmetric);
+            (counts, t.compressed_len(), h.max_plies, h.block_len)
         }
-        Err(_) => ([0; 3], 0, 0),
+        Err(_) => ([0; 3], 0, 0, 0),
     };
     let dtw_bytes = plan
         .values
         .distance()
         .and_then(|k| std::fs::metadata(plan.path(m, k)).ok())
         .map_or(0, |md| md.len());
+    let distance_block_len = plan
+        .values
+        .distance()
+        .map_or(0, |k| file_block_len(&plan.path(m, k)));
     Ok(SliceStats {
         material: m,
         positions,
@@ -906,6 +921,7 @@ fn finished_slice(
         values_seconds: 0.0,
         counts,
         max_plies,
+        block_lens: [distance_block_len, wld_block_len],
         skipped: true,
     })
 }
@@ -1000,15 +1016,19 @@ fn solve_full(
     };
     let dtw_seconds = t1.elapsed().as_secs_f64();
     let (mut w0, mut w1) = (pack_codes(&c0), pack_codes(&c1));
+    let mut wld_block_len = plan.wld_block_len;
     let written = match wld_kept(plan, m) {
         // A DTC build into a directory whose WLD files a DTW build wrote keeps them: the
         // outcomes are the same, and the DTW build's header states the longest DTW.
-        Some(bytes) if kind == ValueKind::Dtc => WldWritten {
-            bytes,
-            threats: 0,
-            threat_seconds: 0.0,
-            seconds: 0.0,
-        },
+        Some(bytes) if kind == ValueKind::Dtc => {
+            wld_block_len = file_block_len(&plan.path(m, ValueKind::Wld));
+            WldWritten {
+                bytes,
+                threats: 0,
+                threat_seconds: 0.0,
+                seconds: 0.0,
+            }
+        }
         _ => write_wld(
             plan,
             WldOut {
@@ -1038,6 +1058,7 @@ fn solve_full(
         values_seconds: 0.0,
         counts: both_sides(c, symmetric),
         max_plies,
+        block_lens: [plan.distance_block_len, wld_block_len],
         skipped: false,
     };
     if read {
@@ -1472,6 +1493,7 @@ fn solve_wld(
         values_seconds,
         counts: both_sides(c, symmetric),
         max_plies: 0,
+        block_lens: [0, plan.wld_block_len],
         skipped: false,
     })
 }
