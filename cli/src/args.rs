@@ -50,11 +50,21 @@ where
 {
     move |text: &str| match text.trim().parse::<T>() {
         Ok(n) if n >= lo && hi.is_none_or(|hi| n <= hi) => Ok(n),
-        _ => Err(match hi {
+        parsed => Err(match hi {
             Some(hi) => format!("expected a whole number from {lo} to {hi}"),
+            // Digits that do not parse: more than the type holds, not less than `lo`.
+            None if parsed.is_err() && is_digits(text.trim()) => {
+                format!("expected a whole number of at least {lo}; this one is too large")
+            }
             None => format!("expected a whole number of at least {lo}"),
         }),
     }
+}
+
+/// Whether `text` is one or more ASCII digits, with an optional leading `+`.
+fn is_digits(text: &str) -> bool {
+    let d = text.strip_prefix('+').unwrap_or(text);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The value parser of the block-length flags (`--block-len`, `--distance-block-len`):
@@ -91,11 +101,13 @@ pub struct Set {
     /// forecast of a set dtb does not build yet).
     #[arg(long, default_value_t = 4, value_parser = number_in(0u32, None))]
     pub pieces: u32,
-    /// Directory of the tables (created if missing).
+    /// Directory of the tables (created if missing; for `dtb plan`, where its jobs write
+    /// them: the plan itself makes nothing there).
     #[arg(long, default_value = "tables")]
     pub out: PathBuf,
     /// The value kinds to write, comma-separated: `wld` (win/loss/draw, always written),
-    /// `dtw` (exact distance to win in plies, and the best move), `dtc` (distance to
+    /// `dtw` (exact distance to the end of the game in plies, won or lost, and the best
+    /// move), `dtc` (distance to
     /// conversion in plies under the variant's move-count rule, `count=` in --variant:
     /// cursed wins, and values at any counter; dtw and dtc go in separate runs, into the
     /// same directory if you like) or `mtc` (moves to conversion: plies to the next man

@@ -14,7 +14,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::args::{FillArg, Set};
-use crate::output::{bits_per_position, longest, plies, StdoutError};
+use crate::output::{bits_per_position, count_of, longest, plies, StdoutError};
 
 #[derive(clap::Args, Debug)]
 #[command(allow_negative_numbers = true)]
@@ -481,18 +481,18 @@ fn dry_run(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         );
     } else {
         outln!(
-            "{} 2-{} pieces: {} slices ({} to solve, {} to load, {} to skip), {} positions; \
-             expected peak {} MiB{} on {} threads, budget {} MiB ({}){}: {}",
+            "{} 2-{} pieces: {} ({} to solve, {} to load, {} to skip), {} positions; \
+             expected peak {} MiB{} on {}, budget {} MiB ({}){}: {}",
             rules.name,
             pieces,
-            slices.len(),
+            count_of(slices.len() as u64, "slice"),
             count[0],
             count[1],
             count[2],
             positions,
             mib(peak.0),
             peak_slice.map_or(String::new(), |m| format!(" (slice {m})")),
-            threads,
+            count_of(threads as u64, "thread"),
             mib(plan.memory()),
             match available {
                 Some(a) => format!("{} MiB available now", a >> 20),
@@ -636,13 +636,15 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         );
     } else {
         outln!(
-            "{} 2-{} pieces: {} slices, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} threads ({} positions solved, both sides to move); peak memory {} MiB{}",
-            rules.name, pieces, stats.len(), positions, secs, solve_secs, rate, threads, solved, peak >> 20,
+            "{} 2-{} pieces: {}, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} ({} positions solved, both sides to move); peak memory {} MiB{}",
+            rules.name, pieces, count_of(stats.len() as u64, "slice"), positions, secs, solve_secs, rate,
+            count_of(threads as u64, "thread"), solved, peak >> 20,
             match usage {
                 Some(u) => format!(
-                    "; CPU {:.0}% of {threads} threads, {} major page faults",
+                    "; CPU {:.0}% of {}, {}",
                     100.0 * u.cpu_seconds / (secs * threads as f64).max(1e-9),
-                    u.major_page_faults
+                    count_of(threads as u64, "thread"),
+                    count_of(u.major_page_faults, "major page fault")
                 ),
                 None => String::new(),
             }

@@ -62,6 +62,14 @@ fn dtc_json(o: &mut serde_json::Value, h: &Header) {
 }
 
 fn info(dir: &Path, json: bool) -> Result<ExitCode> {
+    if !dir.exists() {
+        // As `probe`, `verify` and `analyze` say it.
+        bail!(
+            "table directory {} does not exist (build one with `dtb gen --out {}`)",
+            dir.display(),
+            crate::tables::shell_word(&dir.display().to_string())
+        );
+    }
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list table directory {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -73,6 +81,10 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
         })
         .collect();
     names.sort();
+    if names.is_empty() {
+        // Before any output: no all-zero total line ahead of the error.
+        bail!("no table files (*.wld, *.dtw, *.dtc) in {}", dir.display());
+    }
     let cache = Arc::new(BlockCache::new(1 << 20));
     // Per value kind, in the order of `values::ALL`.
     let mut total = [0u64; ALL.len()];
@@ -153,9 +165,6 @@ fn info(dir: &Path, json: bool) -> Result<ExitCode> {
             })
             .collect();
         outln!("total: {}", parts.join("; "));
-    }
-    if names.is_empty() {
-        bail!("no table files (*.wld, *.dtw, *.dtc) in {}", dir.display());
     }
     Ok(if bad > 0 {
         ExitCode::from(1)

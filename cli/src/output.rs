@@ -72,6 +72,16 @@ pub fn plies(n: u16) -> String {
     }
 }
 
+/// `n` and a noun, singular for one: "1 slice", "23 slices" (`noun` takes an `s`).
+pub fn count_of(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// The input as shown in messages: at most 80 characters.
 pub fn shown(text: &str) -> String {
     if text.chars().count() <= 80 {

@@ -69,8 +69,9 @@ pub fn run(a: Args) -> Result<ExitCode> {
     } else {
         outln!("{nodes}");
         eprintln!(
-            "perft {} depth {depth} ({counting_name}): {nodes} nodes in {secs:.2} s",
+            "perft {} depth {depth} ({counting_name}): {} in {secs:.2} s",
             fen::write_customary(&pos, &rules),
+            crate::output::count_of(nodes, "node"),
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -25,7 +25,8 @@ pub struct Args {
     /// earlier --dir is used before the same slice's in a later one).
     #[arg(long, default_value = "tables")]
     dir: Vec<PathBuf>,
-    /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error"};
+    /// One JSON object per position: {"fen", "wld", "dtw", "best_move"} or {"fen", "error",
+    /// "kind"} (kind: what went wrong, as a word);
     /// with "missing" (why) added, and exit status 1, when the directory holds DTW tables
     /// but one the distance or best move needs is missing.
     #[arg(long)]
@@ -326,7 +327,13 @@ fn report_failure(f: &str, e: &anyhow::Error, json: bool, out: &mut dyn Write) -
         let o = json!({"fen": f, "error": error_line(e), "kind": error_kind(e)});
         writeln!(out, "{}", json_line(&o))?;
     } else {
-        eprintln!("dtb: {}: {}", shown(f), error_line(e));
+        // A blank position is shown quoted ("dtb: \"\": empty FEN"), not as nothing.
+        let name = if f.trim().is_empty() {
+            format!("{f:?}")
+        } else {
+            shown(f)
+        };
+        eprintln!("dtb: {name}: {}", error_line(e));
     }
     Ok(())
 }

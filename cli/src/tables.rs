@@ -49,7 +49,7 @@ pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
 
 /// `word` as one word of a POSIX shell command line: as it is when it holds only characters
 /// no shell reads specially (a `--variant` spec, most paths), else in single quotes.
-fn shell_word(word: &str) -> String {
+pub fn shell_word(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-+=,.:/@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_string()

@@ -129,8 +129,8 @@ pub fn run(a: Args) -> Result<ExitCode> {
         );
     } else {
         outln!(
-            "{} slices, {} positions checked in {:.1} s: {}",
-            reports.len(),
+            "{}, {} positions checked in {:.1} s: {}",
+            crate::output::count_of(reports.len() as u64, "slice"),
             positions,
             secs,
             if bad == 0 {

@@ -37,8 +37,14 @@ pub enum FenError {
     /// The first field is not `W` or `B`.
     #[error("side to move must be W or B, found {0:?}")]
     BadSideToMove(String),
-    /// Not three `:`-separated fields (after any `[FEN "..."]` tag and trailing fields).
-    #[error("expected `side:Wpieces:Bpieces` (three fields separated by ':'), found {0} fields")]
+    /// Not two or three `:`-separated fields (after any `[FEN "..."]` tag and trailing
+    /// move counters): the side to move, then each colour's piece list (a colour with no
+    /// pieces may be left out).
+    #[error(
+        "expected `side:Wpieces:Bpieces` (fields separated by ':'; a colour with no pieces \
+         may be left out), found {0} field{s}",
+        s = if *.0 == 1 { "" } else { "s" }
+    )]
     FieldCount(usize),
     /// A piece list that does not start with its colour.
     #[error("piece list {0:?} must start with W or B")]
@@ -680,6 +686,14 @@ mod tests {
         );
         assert_eq!(parse("W", &E), Err(FenError::FieldCount(1)));
         assert_eq!(parse("W:W5:B6:B7", &E), Err(FenError::FieldCount(4)));
+        // One field, four fields: the count in words, and that a colour may be left out.
+        let said = |t: &str| parse(t, &E).unwrap_err().to_string();
+        assert!(
+            said("W").ends_with("may be left out), found 1 field"),
+            "{}",
+            said("W")
+        );
+        assert!(said("W:W5:B6:B7").ends_with(", found 4 fields"));
         assert_eq!(parse("W:W5", &E).unwrap(), parse("W:W5:B", &E).unwrap());
         assert_eq!(
             parse("W:W5:X6", &E),

@@ -1269,3 +1269,75 @@ fn positions_are_read_algebraically_and_written_as_the_variant_writes_them() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("\"a2\" is a light square"), "{err}");
 }
+
+/// Directory and count errors read alike across commands: `info` on a directory that does
+/// not exist says it as `probe` does, and on one without tables prints no all-zero total
+/// before its error; a number too large for its flag says so; a blank FEN is shown quoted;
+/// counts of one are singular.
+#[test]
+fn errors_and_counts_read_alike() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("nosuch");
+    for cmd in ["info", "probe"] {
+        let mut c = dtb();
+        c.args([cmd, "--dir"]).arg(&missing);
+        if cmd == "probe" {
+            c.arg("W:W5:B6");
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = stderr_of(&out);
+        assert!(
+            err.starts_with("dtb: error: table directory ") && err.contains("does not exist"),
+            "{cmd}: {err}"
+        );
+    }
+    let out = dtb()
+        .args(["info", "--dir"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty(), "{}", stdout_of(&out));
+    assert!(stderr_of(&out).starts_with("dtb: error: no table files"));
+    let out = dtb()
+        .args(["plan", "--emit", "json", "--pieces", "99999999999"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).starts_with(
+            "dtb: error: invalid value '99999999999' for '--pieces <PIECES>': expected a \
+             whole number of at least 0; this one is too large"
+        ),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = dtb()
+        .args(["probe", "--dir", dir_arg(), " "])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr_of(&out), "dtb: \" \": empty FEN\n");
+    let one = tmp.path().join("one");
+    std::fs::create_dir(&one).unwrap();
+    std::fs::copy(
+        english4().join("english-0101.wld"),
+        one.join("english-0101.wld"),
+    )
+    .unwrap();
+    let out = dtb()
+        .args(["verify", "--sample", "10", "--dir"])
+        .arg(&one)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let text = stdout_of(&out);
+    assert!(text.contains("\n1 slice, 10 positions checked"), "{text}");
+    let out = dtb().args(["perft", "--depth", "0"]).output().unwrap();
+    assert!(
+        stderr_of(&out).contains(": 1 node in "),
+        "{}",
+        stderr_of(&out)
+    );
+}
