@@ -73,6 +73,9 @@ fn repack(
     opts: &RepackOptions,
     json: bool,
 ) -> Result<ExitCode> {
+    // A missing directory, or one of other rules' tables, said as `probe` says it, before
+    // anything is made.
+    crate::tables::open_tables(from, &rules)?;
     let t0 = Instant::now();
     let mut total = [0u64; 5]; // positions, bytes before, after, threats, checked
                                // The first failed write of a slice's line (the repack goes on; the error is returned
@@ -102,7 +105,7 @@ fn repack(
                 100.0 * r.captures as f64 / r.positions.max(1) as f64,
                 100.0 * r.threats as f64 / r.positions.max(1) as f64,
                 r.bytes_before, r.bytes_after, before, after, r.checked,
-                if r.copied { "  (version 3 already: copied)" } else if r.resumed { "  (repacked before: kept)" } else if r.estimated { "  (estimate)" } else { "" }
+                if r.copied && opts.estimate.is_some() { "  (version 3 already: would be copied)" } else if r.copied { "  (version 3 already: copied)" } else if r.resumed { "  (repacked before: kept)" } else if r.estimated { "  (estimate)" } else { "" }
             )
         };
         if let Err(e) = crate::output::line(format_args!("{line}")) {
@@ -129,8 +132,8 @@ fn repack(
         );
     } else {
         outln!(
-            "total: {} slices, {} positions, {} -> {} bytes, {b:.4} -> {a:.4} bits/pos, {} threat positions ({} checked), {:.1} s",
-            reports.len(), total[0], total[1], total[2], total[3], total[4], t0.elapsed().as_secs_f64()
+            "total: {}, {} positions, {} -> {} bytes, {b:.4} -> {a:.4} bits/pos, {} threat positions ({} checked), {:.1} s",
+            crate::output::count_of(reports.len() as u64, "slice"), total[0], total[1], total[2], total[3], total[4], t0.elapsed().as_secs_f64()
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -27,9 +27,10 @@ pub struct RepackedSlice {
     pub material: Material,
     /// Positions stored (all stored sides).
     pub positions: u64,
-    /// Capture positions ("don't care" before and after).
+    /// Capture positions ("don't care" before and after). With an estimate, those of the
+    /// sampled blocks scaled to the slice.
     pub captures: u64,
-    /// Threat positions made "don't care".
+    /// Threat positions made "don't care" (with an estimate, scaled likewise).
     pub threats: u64,
     /// File bytes before and after.
     pub bytes_before: u64,
@@ -114,9 +115,11 @@ pub struct RepackOptions {
     pub estimate: Option<u32>,
 }
 
-/// Repack every WLD table of `rules`' variant in `from` into `out` (created if missing), in
+/// Repack every WLD table of `rules`' variant in `from` into `out` (created if missing, once
+/// `from` has such tables; never with [`RepackOptions::estimate`], which writes nothing), in
 /// ascending order of pieces, so that a slice's captures lead to slices already repacked.
-/// DTW files are not copied. `done` is called after each slice.
+/// DTW files are not copied; version 3 files are copied as they are (not with an estimate:
+/// reported as `copied`, their bytes unchanged). `done` is called after each slice.
 ///
 /// # Errors
 /// A directory that cannot be read or written, a damaged table, or (with the check) a
@@ -146,17 +149,22 @@ pub fn repack_dir(
         let path = path.to_path_buf();
         move |source| RepackError::Io { path, source }
     };
-    std::fs::create_dir_all(out).map_err(io(out))?;
-    if std::fs::canonicalize(from).map_err(io(from))?
-        == std::fs::canonicalize(out).map_err(io(out))?
+    // The input first: a missing or foreign `from` leaves no `out` behind.
+    let src = Tablebase::with_cache_bytes(rules, 64 << 20);
+    let mut src = src;
+    src.add_directory(from)?;
+    if out.exists()
+        && std::fs::canonicalize(from).map_err(io(from))?
+            == std::fs::canonicalize(out).map_err(io(out))?
     {
         return Err(RepackError::Invalid(
             "--out must be another directory than --from".into(),
         ));
     }
-    let src = Tablebase::with_cache_bytes(rules, 64 << 20);
-    let mut src = src;
-    src.add_directory(from)?;
+    // An estimate writes nothing, `out` included.
+    if opts.estimate.is_none() && !src.materials(ValueKind::Wld).is_empty() {
+        std::fs::create_dir_all(out).map_err(io(out))?;
+    }
     let mut reports = Vec::new();
     for m in src.materials(ValueKind::Wld) {
         if opts.max_pieces.is_some_and(|p| m.pieces() > p) {
@@ -170,7 +178,9 @@ pub fn repack_dir(
             .ok_or_else(|| RepackError::Invalid("a table path has no file name".into()))?;
         let dest = out.join(&name);
         let r = if old.header().version == FORMAT_VERSION_THREAT {
-            std::fs::copy(old.path(), &dest).map_err(io(&dest))?;
+            if opts.estimate.is_none() {
+                std::fs::copy(old.path(), &dest).map_err(io(&dest))?;
+            }
             RepackedSlice {
                 copied: true,
                 ..RepackedSlice::kept(m, old, old.compressed_len())
@@ -229,6 +239,9 @@ struct SideRepack<'a> {
 /// Counts over a slice's blocks.
 #[derive(Default)]
 struct Tally {
+    /// Positions read (for an estimate, those of the sampled blocks), and of them the
+    /// capture and threat positions.
+    positions: AtomicU64,
     captures: AtomicU64,
     threats: AtomicU64,
     /// Estimate: compressed bytes of the sampled blocks, old values and new.
@@ -278,6 +291,7 @@ impl SideRepack<'_> {
                 t[j / 64] |= 1 << (j % 64);
             }
         }
+        self.tally.positions.fetch_add(hi - lo, Relaxed);
         self.tally.captures.fetch_add(caps, Relaxed);
         self.tally.threats.fetch_add(thr, Relaxed);
         let old_words = self.opts.estimate.map(|_| w.to_vec());
@@ -376,6 +390,7 @@ fn repack_slice(
         threat_masks.push(t);
     }
     let Tally {
+        positions: read,
         captures,
         threats,
         sampled,
@@ -387,11 +402,17 @@ fn repack_slice(
         } else {
             new_s as f64 / old_s as f64
         };
+        // The capture and threat positions of the sampled blocks, scaled to the slice.
+        let all = n * sides.len() as u64;
+        let scaled = |k: AtomicU64| {
+            let read = read.load(Relaxed).max(1);
+            (k.into_inner() as f64 * all as f64 / read as f64).round() as u64
+        };
         return Ok(RepackedSlice {
             material: m,
-            positions: n * sides.len() as u64,
-            captures: captures.into_inner(),
-            threats: threats.into_inner(),
+            positions: all,
+            captures: scaled(captures),
+            threats: scaled(threats),
             bytes_before: old.compressed_len(),
             bytes_after: (old.compressed_len() as f64 * ratio).round() as u64,
             checked: 0,

@@ -369,6 +369,49 @@ fn prev_fill_and_refusals() {
     );
 }
 
+/// An estimate writes nothing (its `out` is not even made, version 3 files are not copied)
+/// and gives each slice's capture and threat positions scaled from its sampled blocks: near
+/// what the repack itself counts. A `from` that does not exist leaves no `out` either.
+#[test]
+fn an_estimate_writes_nothing_and_scales_what_it_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (done, never) = (tmp.path().join("done"), tmp.path().join("never"));
+    let mut o = options(Fill::Major);
+    o.check = false;
+    let full = repack_dir(english4(), &done, E, &o, &mut |_| {}).unwrap();
+    o.estimate = Some(3);
+    let est = repack_dir(english4(), &never, E, &o, &mut |_| {}).unwrap();
+    assert!(!never.exists());
+    assert_eq!(est.len(), full.len());
+    let near = |what: &str, f: fn(&dtb_gen::repack::RepackedSlice) -> u64| {
+        let (a, b) = (
+            full.iter().map(f).sum::<u64>() as f64,
+            est.iter().map(f).sum::<u64>() as f64,
+        );
+        assert!(
+            a > 0.0 && (b / a - 1.0).abs() < 0.1,
+            "{what}: {b} against {a}"
+        );
+    };
+    near("threat positions", |r| r.threats);
+    near("capture positions", |r| r.captures);
+    assert!(est.iter().all(|r| r.estimated && !r.copied));
+    // Over version 3 files: each reported as one the repack would copy, none copied.
+    let est3 = repack_dir(&done, &never, E, &o, &mut |_| {}).unwrap();
+    assert!(est3.len() == full.len() && est3.iter().all(|r| r.copied));
+    assert!(!never.exists());
+    let e = repack_dir(
+        &tmp.path().join("nosuch"),
+        &never,
+        E,
+        &options(Fill::Major),
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("nosuch"), "{e}");
+    assert!(!never.exists());
+}
+
 /// A repack stopped and run again keeps the slices it finished: run twice into the same
 /// directory, the second run repacks nothing and leaves every file as it was; a file damaged
 /// since (one byte) or of another slice's name is repacked again, to the same bytes.
