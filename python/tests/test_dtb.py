@@ -434,3 +434,15 @@ def test_bad_counters_and_profiles(counted, counted_dir, tb):
         dtb.Tablebase(d, "english").probe_dtc("W:WK2,K6:BK1")
     with pytest.raises(dtb.MissingTableError, match="no dtc table"):
         tb.probe_dtc("W:WK2,K6:BK1")
+
+
+def test_the_installed_package_carries_its_licence_texts():
+    # The wheel's .dist-info holds both licence files whole (MIT OR Apache-2.0), as the
+    # licences ask of a binary distribution.
+    from importlib.metadata import distribution
+
+    files = {f.name: f for f in distribution("dtb").files or []}
+    for name, says in [("LICENSE-MIT", "MIT License"), ("LICENSE-APACHE", "Apache License")]:
+        assert name in files, sorted(files)
+        text = files[name].read_text()
+        assert says in text and len(text) > 500
