@@ -402,7 +402,7 @@ fn an_illegal_move_and_a_syntax_error_are_reported_and_the_other_games_analysed(
     );
     assert!(stderr.contains(&expected), "{stderr}\nexpected {expected}");
     let expected =
-        format!("dtb: game 4, line {broken_line}: variation opened with '(' is never closed\n");
+        format!("dtb: game 4 (line {broken_line}): variation opened with '(' is never closed\n");
     assert!(stderr.contains(&expected), "{stderr}\nexpected {expected}");
     let lines: Vec<Value> = text(&out.stdout)
         .lines()

@@ -394,6 +394,11 @@ fn read_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, MoveErro
         // Name the move as the game wrote it.
         MoveError::Illegal(_) => MoveError::Illegal(text.to_string()),
         MoveError::Syntax(_) => MoveError::Syntax(text.to_string()),
+        MoveError::OffBoard { square, max, .. } => MoveError::OffBoard {
+            text: text.to_string(),
+            square,
+            max,
+        },
         e => e,
     })
 }
@@ -462,7 +467,7 @@ impl GameError {
         match self {
             GameError::Move { error, .. } => match error {
                 MoveError::Ambiguous(..) => "ambiguous_move",
-                MoveError::Syntax(_) => "bad_move",
+                MoveError::Syntax(_) | MoveError::OffBoard { .. } => "bad_move",
                 _ => "illegal_move",
             },
             GameError::Fen { .. } => "bad_fen",

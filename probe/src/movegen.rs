@@ -947,6 +947,20 @@ pub enum MoveError {
         crate::quote(.0)
     )]
     Syntax(String),
+    /// Well formed, but a square number is off the board.
+    #[error(
+        "{} names square {square}, which is not on the board (its squares are numbered from 1 \
+         to {max})",
+        clip(.text)
+    )]
+    OffBoard {
+        /// The move text.
+        text: String,
+        /// The number given.
+        square: u32,
+        /// The board's largest square number.
+        max: u32,
+    },
     /// Well formed, but no legal move of the position has these squares.
     #[error("{} is not a legal move here", clip(.0))]
     Illegal(String),
@@ -983,7 +997,16 @@ pub fn parse_move(rules: &Rules, pos: &Position, text: &str) -> Result<Move, Mov
         // Digits only: `parse` would also take a sign (`+30`).
         let sq = match digits.parse::<u32>() {
             Ok(n) if digits.len() <= 3 && digits.bytes().all(|b| b.is_ascii_digit()) => {
-                rules.square_of_number(n)
+                match rules.square_of_number(n) {
+                    Some(sq) => Some(sq),
+                    None => {
+                        return Err(MoveError::OffBoard {
+                            text: t.to_string(),
+                            square: n,
+                            max: u32::from(rules.geometry().squares),
+                        })
+                    }
+                }
             }
             _ => algebraic_square(digits, rules).ok().flatten(),
         };
@@ -1165,6 +1188,12 @@ mod tests {
         assert_eq!(e, "21-22 is not a legal move here");
         let e = parse_move(&rules, &pos, "x").unwrap_err().to_string();
         assert!(e.starts_with("\"x\" is not move notation"), "{e}");
+        let pos = crate::fen::parse("W:W6:B26", &Rules::ENGLISH).unwrap();
+        let e = parse_move(&Rules::ENGLISH, &pos, "6-99").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "6-99 names square 99, which is not on the board (its squares are numbered from 1 to 32)"
+        );
     }
 
     /// The quick tests `has_capture` and `has_quiet_move` agree with the full move list on

@@ -95,7 +95,7 @@ impl GameMove {
 
 /// Why a game of a PDN file could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("game {game}, line {line}: {kind}")]
+#[error("game {game} (line {line}): {kind}")]
 pub struct PdnError {
     /// The number of the game it belongs to (from 1).
     pub game: usize,
@@ -652,7 +652,7 @@ mod tests {
         }
         assert_eq!(
             error("1. 11-15 Nf3 *").to_string(),
-            "game 1, line 1: \"Nf3\" is not a move, a move number or a result"
+            "game 1 (line 1): \"Nf3\" is not a move, a move number or a result"
         );
         // Bad tags of every shape.
         for tag in [
