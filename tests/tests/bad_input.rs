@@ -923,13 +923,25 @@ fn move_parsing_matrix() {
         );
     }
     for t in [
-        "", " ", "30", "30-", "-14", "x14", "30x", "ax14", "30x14x", "0-5", "33-1", "30--14",
-        "11-15-19", "1234-5", "30x1a", "30 14", "11–15",
+        "", " ", "30", "30-", "-14", "x14", "30x", "ax14", "30x14x", "30--14", "11-15-19",
+        "1234-5", "30x1a", "30 14", "11–15",
     ] {
         assert!(
             matches!(parse_move(&E, &pos, t), Err(MoveError::Syntax(_))),
             "{t:?}: {:?}",
             parse_move(&E, &pos, t)
+        );
+    }
+    // Well formed, with a square number off the board: said so, with the board's range.
+    for (t, square) in [("0-5", 0), ("33-1", 33), ("30x99", 99)] {
+        assert_eq!(
+            parse_move(&E, &pos, t),
+            Err(MoveError::OffBoard {
+                text: t.to_string(),
+                square,
+                max: 32
+            }),
+            "{t}"
         );
     }
     // Error messages carry the text.
