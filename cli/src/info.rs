@@ -62,14 +62,8 @@ fn dtc_json(o: &mut serde_json::Value, h: &Header) {
 }
 
 fn info(dir: &Path, json: bool) -> Result<ExitCode> {
-    if !dir.exists() {
-        // As `probe`, `verify` and `analyze` say it.
-        bail!(
-            "table directory {} does not exist (build one with `dtb gen --out {}`)",
-            dir.display(),
-            crate::tables::shell_word(&dir.display().to_string())
-        );
-    }
+    // As `probe`, `verify` and `analyze` say it.
+    crate::tables::require_dir(dir)?;
     let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list table directory {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))

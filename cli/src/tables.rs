@@ -10,13 +10,7 @@ use dtb_probe::{Rules, Tablebase};
 /// Open the tables of `rules`' variant in `dir`, with a hint when the directory holds
 /// another variant's tables or none.
 pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
-    if !dir.exists() {
-        bail!(
-            "table directory {} does not exist (build one with `dtb gen --out {}`)",
-            dir.display(),
-            shell_word(&dir.display().to_string())
-        );
-    }
+    require_dir(dir)?;
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
@@ -47,9 +41,22 @@ pub fn open_tables(dir: &Path, rules: &Rules) -> Result<Tablebase> {
     Ok(tb)
 }
 
+/// An error naming table directory `dir` where it does not exist, with how to build one:
+/// what every command that reads tables says.
+pub fn require_dir(dir: &Path) -> Result<()> {
+    if !dir.exists() {
+        bail!(
+            "table directory {} does not exist (build one with `dtb gen --out {}`)",
+            dir.display(),
+            shell_word(&dir.display().to_string())
+        );
+    }
+    Ok(())
+}
+
 /// `word` as one word of a POSIX shell command line: as it is when it holds only characters
 /// no shell reads specially (a `--variant` spec, most paths), else in single quotes.
-pub fn shell_word(word: &str) -> String {
+fn shell_word(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-+=,.:/@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_string()

@@ -150,9 +150,9 @@ pub fn repack_dir(
         move |source| RepackError::Io { path, source }
     };
     // The input first: a missing or foreign `from` leaves no `out` behind.
-    let src = Tablebase::with_cache_bytes(rules, 64 << 20);
-    let mut src = src;
+    let mut src = Tablebase::with_cache_bytes(rules, 64 << 20);
     src.add_directory(from)?;
+    let materials = src.materials(ValueKind::Wld);
     if out.exists()
         && std::fs::canonicalize(from).map_err(io(from))?
             == std::fs::canonicalize(out).map_err(io(out))?
@@ -162,11 +162,11 @@ pub fn repack_dir(
         ));
     }
     // An estimate writes nothing, `out` included.
-    if opts.estimate.is_none() && !src.materials(ValueKind::Wld).is_empty() {
+    if opts.estimate.is_none() && !materials.is_empty() {
         std::fs::create_dir_all(out).map_err(io(out))?;
     }
     let mut reports = Vec::new();
-    for m in src.materials(ValueKind::Wld) {
+    for m in materials {
         if opts.max_pieces.is_some_and(|p| m.pieces() > p) {
             continue;
         }

@@ -371,9 +371,10 @@ fn cursed_counts(count: &CountProfile, s: &SolvedSlice) -> [[u64; 2]; 2] {
     })
 }
 
-/// The bytes of slice `m`'s WLD file if it is there whole (opens, matches the plan's rules,
-/// passes its payload checksum), in format version 1 as a full build writes it.
-fn wld_kept(plan: &Plan, m: Material) -> Option<u64> {
+/// The bytes and block length of slice `m`'s WLD file if it is there whole (opens, matches
+/// the plan's rules, passes its payload checksum), in format version 1 as a full build
+/// writes it.
+fn wld_kept(plan: &Plan, m: Material) -> Option<(u64, u32)> {
     let t = TableFile::open(
         &plan.path(m, ValueKind::Wld),
         std::sync::Arc::new(BlockCache::new(0)),
@@ -383,7 +384,7 @@ fn wld_kept(plan: &Plan, m: Material) -> Option<u64> {
     (h.mismatch(&plan.rules, m, ValueKind::Wld).is_none()
         && h.version == FORMAT_VERSION
         && t.verify_checksum().is_ok())
-    .then(|| t.compressed_len())
+    .then(|| (t.compressed_len(), h.block_len))
 }
 
 /// Positions a block of the table file at `path` (0 where it cannot be opened).
@@ -1020,8 +1021,8 @@ fn solve_full(
     let written = match wld_kept(plan, m) {
         // A DTC build into a directory whose WLD files a DTW build wrote keeps them: the
         // outcomes are the same, and the DTW build's header states the longest DTW.
-        Some(bytes) if kind == ValueKind::Dtc => {
-            wld_block_len = file_block_len(&plan.path(m, ValueKind::Wld));
+        Some((bytes, block_len)) if kind == ValueKind::Dtc => {
+            wld_block_len = block_len;
             WldWritten {
                 bytes,
                 threats: 0,
