@@ -602,6 +602,9 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
     }
     let secs = t0.elapsed().as_secs_f64();
     let positions: u64 = stats.iter().map(|s| s.positions).sum();
+    // Slices solved and written by this run; the others were found finished (a resumed
+    // build, or a `--slice` job's inputs) and count in the totals as the set's.
+    let built = stats.iter().filter(|s| !s.skipped).count();
     let solved: u64 = stats.iter().map(|s| s.solved).sum();
     let solve_secs: f64 = stats.iter().map(|s| s.solve_seconds).sum();
     let dtw_write: f64 = stats.iter().map(|s| s.write_seconds[0]).sum();
@@ -622,7 +625,7 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
             "{}",
             json!({
                 "summary": true, "variant": rules.name, "pieces": pieces,
-                "slices": stats.len(), "positions": positions, "solved": solved,
+                "slices": stats.len(), "built": built, "positions": positions, "solved": solved,
                 "seconds": secs, "solve_seconds": solve_secs, "dtw_write_seconds": dtw_write, "wld_write_seconds": wld_write, "threat_seconds": threat_secs, "threats": threats, "positions_per_second_per_core": rate, "threads": threads,
                 "peak_memory_bytes": peak, "wld_bytes": wld, "dtw_bytes": dtw,
                 "cpu_seconds": usage.map(|u| u.cpu_seconds),
@@ -636,8 +639,13 @@ fn gen(plan: Plan, threads: Option<u16>, json: bool) -> Result<ExitCode> {
         );
     } else {
         outln!(
-            "{} 2-{} pieces: {}, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} ({} positions solved, both sides to move); peak memory {} MiB{}",
-            rules.name, pieces, count_of(stats.len() as u64, "slice"), positions, secs, solve_secs, rate,
+            "{} 2-{} pieces: {}{}, {} positions in {:.1} s; solving {:.1} s, {:.0} positions/s/core on {} ({} positions solved, both sides to move); peak memory {} MiB{}",
+            rules.name, pieces, count_of(stats.len() as u64, "slice"),
+            match stats.len() - built {
+                0 => String::new(),
+                found => format!(" ({built} built, {found} found finished)"),
+            },
+            positions, secs, solve_secs, rate,
             count_of(threads as u64, "thread"), solved, peak >> 20,
             match usage {
                 Some(u) => format!(

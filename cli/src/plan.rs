@@ -109,7 +109,7 @@ pub fn run(a: Args) -> Result<ExitCode> {
     }
     // Below one position a second the forecast would be clamped, not computed: refused.
     if let Some(s) = a.speed.filter(|s| !(s.is_finite() && *s >= 1.0)) {
-        bail!("--speed must be a number of positions a second a core, at least 1 (got {s:?})");
+        bail!("--speed must be a number of positions a second a core, at least 1 (got {s})");
     }
     let speed = Speed {
         cpus: a.cpus,

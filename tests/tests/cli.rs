@@ -1334,6 +1334,32 @@ fn errors_and_counts_read_alike() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
     let text = stdout_of(&out);
     assert!(text.contains("\n1 slice, 10 positions checked"), "{text}");
+    // A file where --out names a directory: said in words, nothing made.
+    let afile = tmp.path().join("afile");
+    std::fs::write(&afile, b"mine").unwrap();
+    let out = dtb()
+        .args(["gen", "--pieces", "2", "--out"])
+        .arg(afile.join("tables"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr_of(&out);
+    assert!(
+        err.starts_with("dtb: error: --out ")
+            && err.ends_with("afile is in the way: it exists and is not a directory\n"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&afile).unwrap(), b"mine");
+    let out = dtb()
+        .args(["plan", "--emit", "json", "--speed", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).ends_with("at least 1 (got 0)\n"),
+        "{}",
+        stderr_of(&out)
+    );
     let out = dtb().args(["perft", "--depth", "0"]).output().unwrap();
     assert!(
         stderr_of(&out).contains(": 1 node in "),

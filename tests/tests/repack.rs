@@ -702,16 +702,25 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
     let name = table_file_name("english", Material::parse("1111").unwrap(), ValueKind::Wld);
     let before = std::fs::read(std::path::Path::new(&short).join(&name)).unwrap();
     std::fs::remove_file(std::path::Path::new(&short).join(&name)).unwrap();
-    dtb(&[
+    let job = dtb(&[
         "gen",
         "--slice",
         "1111",
         "--wld-only",
         "--block-len",
         "4096",
+        "--json",
         "--out",
         &short,
     ]);
+    // Its summary counts the slices it read as the set's, and the one it built apart.
+    let summary = job.lines().last().unwrap();
+    assert!(
+        summary.contains("\"summary\":true") && summary.contains("\"built\":1,"),
+        "{job}"
+    );
+    let read = job.lines().filter(|l| l.contains("\"skipped\":true")).count();
+    assert!(read > 0 && summary.contains(&format!("\"slices\":{},", read + 1)), "{job}");
     assert!(
         std::fs::read(std::path::Path::new(&short).join(&name)).unwrap() == before,
         "the job's 1111 differs from the build's"
@@ -738,6 +747,11 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
         .args(["--out", &short])
         .output()
         .unwrap();
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains(": 23 slices (0 built, 23 found finished), "),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
     let text = String::from_utf8_lossy(&text.stderr);
     assert!(
         text.contains(

@@ -110,13 +110,13 @@ pub enum BuildError {
         "--pieces {0}: a forecast takes 2 to {FORECAST_MAX_PIECES} pieces (a build, 2 to {MAX_PIECES})"
     )]
     ForecastPieces(u32),
-    #[error("--out {}: {} is not a directory", .path.display(), .file.display())]
+    #[error("--out {}: {} is in the way: it exists and is not a directory", .path.display(), .file.display())]
     OutNotDirectory {
         path: PathBuf,
         file: PathBuf,
         /// What the file system says to making the directory (nothing is made: a file is in
-        /// the way).
-        source: std::io::Error,
+        /// the way). Not the error's source: the message says it in words.
+        io: std::io::Error,
     },
     #[error("cannot create output directory {}", .path.display())]
     CreateDir {

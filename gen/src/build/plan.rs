@@ -16,10 +16,10 @@ fn check_out(out: &Path) -> Result<(), BuildError> {
             // A file is in the way, so this cannot make anything; its error is the cause.
             return match std::fs::create_dir(out) {
                 Ok(()) => Ok(()),
-                Err(source) => Err(BuildError::OutNotDirectory {
+                Err(io) => Err(BuildError::OutNotDirectory {
                     path: out.to_path_buf(),
                     file: at.to_path_buf(),
-                    source,
+                    io,
                 }),
             };
         }
