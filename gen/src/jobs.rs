@@ -535,6 +535,31 @@ mod tests {
         // (one); measured, 1.55 times (session 50), within the ratios above.
         let per = |s: &str| at(s).seconds / at(s).positions as f64;
         assert!((1.8..2.2).contains(&(per("0422") / per("0431"))));
+        // International (the grouped and bit solvers on 10x10, flying kings): 6-piece
+        // slices as jobs on two cores, each within the same band, and 2-5 from empty
+        // (182.5-187.2 s wall at the default flags, session 50).
+        let mut six = Plan::for_forecast(Rules::INTERNATIONAL, 6, "/nonexistent").unwrap();
+        six.values = Values::WLD;
+        six.memory = 20 << 30;
+        let us6 = units(&six, speed);
+        for (slice, wall) in [
+            ("1221", 811.5),
+            ("2121", 492.3),
+            ("0222", 463.8),
+            ("1113", 670.9),
+            ("0411", 306.6),
+        ] {
+            let m = Material::parse(slice).unwrap();
+            let u = us6.iter().find(|u| u.material == m).unwrap();
+            let ratio = u.seconds / wall;
+            assert!((0.75..=1.35).contains(&ratio), "{slice}: {ratio}");
+        }
+        let five: f64 = us6
+            .iter()
+            .filter(|u| u.material.pieces() <= 5)
+            .map(|u| u.seconds)
+            .sum();
+        assert!((160.0..215.0).contains(&five), "{five}");
         let flat = units(
             &plan,
             Speed {

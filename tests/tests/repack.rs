@@ -719,8 +719,14 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
         summary.contains("\"summary\":true") && summary.contains("\"built\":1,"),
         "{job}"
     );
-    let read = job.lines().filter(|l| l.contains("\"skipped\":true")).count();
-    assert!(read > 0 && summary.contains(&format!("\"slices\":{},", read + 1)), "{job}");
+    let read = job
+        .lines()
+        .filter(|l| l.contains("\"skipped\":true"))
+        .count();
+    assert!(
+        read > 0 && summary.contains(&format!("\"slices\":{},", read + 1)),
+        "{job}"
+    );
     assert!(
         std::fs::read(std::path::Path::new(&short).join(&name)).unwrap() == before,
         "the job's 1111 differs from the build's"
@@ -748,7 +754,8 @@ fn gen_block_len_sets_the_blocks_and_keeps_every_answer() {
         .output()
         .unwrap();
     assert!(
-        String::from_utf8_lossy(&text.stdout).contains(": 23 slices (0 built, 23 found finished), "),
+        String::from_utf8_lossy(&text.stdout)
+            .contains(": 23 slices (0 built, 23 found finished), "),
         "{}",
         String::from_utf8_lossy(&text.stdout)
     );

@@ -510,13 +510,20 @@ impl Plan {
     /// position for the grouped solver (men-only English slices: about 260 ns
     /// a position, 9 slots' time) and 48 for the bit solver (kings only: about 350 ns); all
     /// measured on one machine (performance-history, session 36).
+    ///
+    /// On 10x10 with flying kings (International) the grouped and bit solvers' units are
+    /// weighed by [`flying_weight`]: their positions cost more from 6 pieces on, and most
+    /// where one man leaves the kings a few huge men groups.
     pub fn solver_work(&self, m: Material, method: WldSolver) -> u64 {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
-        match method {
-            WldSolver::BitParallel | WldSolver::BitParallelLean => bitpar_work(&self.rules, m),
-            WldSolver::Grouped | WldSolver::GroupedSerial => 36 * size,
-            WldSolver::Bits => 48 * size,
-        }
+        let per = match method {
+            WldSolver::BitParallel | WldSolver::BitParallelLean => {
+                return bitpar_work(&self.rules, m)
+            }
+            WldSolver::Grouped | WldSolver::GroupedSerial => 36,
+            WldSolver::Bits => 48,
+        };
+        per * size * flying_weight(&self.rules, m, method) / 100
     }
 
     /// Whether solving slice `m` (WLD-only, grouped or bit-parallel solver) keeps its own
@@ -869,6 +876,51 @@ impl Action {
             Action::Solve => "solve",
             Action::Load => "load",
             Action::Skip => "skip",
+        }
+    }
+}
+
+/// Hundredths: how much more a position of slice `m` costs the grouped solver (`method`
+/// [`WldSolver::Grouped`] or [`WldSolver::GroupedSerial`]) or the bit solver
+/// ([`WldSolver::Bits`]) on 10x10 with flying kings than [`WLD_NS_PER_UNIT_SMALL`] says,
+/// fitted to International WLD slices on two cores of an AMD EPYC (performance-history,
+/// session 52; CPU time over the forecast, `--block-len 262144 --fill best`): at 5 pieces
+/// and fewer 1 (the 2-5 build from empty, 1.03-1.05x the forecast at the default flags),
+/// but 1.5 where one man leaves four kings in 45 huge men groups (0113, 0212, 0311: 1.5-1.9
+/// in the build with `--fill best`, whose writing is about a tenth longer);
+/// at 6 pieces 1.6 (nine slices with two to four men, 1.1-1.8 as jobs, whose searches of
+/// their inputs' positions add about a tenth), 2.9 with one man (0411 as a job; 0114 and 0213 in the
+/// build) and 1.65 for the bit solver's kings-only slices (0105, 0204, 0303: 1.6-1.8). Other rules: 1 (not
+/// measured apart; English slices with kings go to the bit-parallel solver). Beyond 6
+/// pieces the 6-piece weights, a floor: not measured.
+pub fn flying_weight(rules: &Rules, m: Material, method: WldSolver) -> u64 {
+    if rules.kings != dtb_probe::internal::rules::KingRange::Flying
+        || rules.geometry().squares != 50
+    {
+        return 100;
+    }
+    let six = m.pieces() >= 6;
+    match (method, m.men()) {
+        (WldSolver::Bits, _) | (_, 0) => {
+            if six {
+                165
+            } else {
+                100
+            }
+        }
+        (_, 1) => {
+            if six {
+                290
+            } else {
+                150
+            }
+        }
+        _ => {
+            if six {
+                160
+            } else {
+                100
+            }
         }
     }
 }
