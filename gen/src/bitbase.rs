@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::{GroupDecoder, SliceIndex};
 use dtb_probe::internal::material::Material;
+use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, Rules};
 use dtb_probe::internal::value::{blocked_code, Wld};
 use dtb_probe::movegen::{has_capture, legal_moves, Counting, Move};
@@ -33,7 +34,7 @@ use rayon::prelude::*;
 use crate::finished::Finished;
 use crate::packed::spread;
 use crate::solve::{classify, SolveError, SolvedWld, Start, Steps, AUX_DRAW_EXIT};
-use crate::words::{try_filled, OutOfMemory, Words};
+use crate::words::{try_filled, OutOfMemory};
 
 /// Positions a task of the start pass classifies.
 const INIT_CHUNK: u64 = if cfg!(test) { 1 << 8 } else { 1 << 16 };
@@ -169,7 +170,6 @@ pub fn solve_kings_wld<S: Finished>(
     let kings = KingsSlice {
         rules,
         src,
-        material,
         dec: ix.group_decoder(0),
         steps: Steps::new(rules),
         n,
@@ -179,17 +179,13 @@ pub fn solve_kings_wld<S: Finished>(
     kings.start_pass(&sides, progress)?;
     let passes = kings.passes(&mut sides, progress);
     let (values, capture, counts) = kings.packed(sides);
-    Ok(SolvedWld {
-        material,
-        size: n,
-        values: values.map(Words::from),
-        capture: capture.map(Words::from),
+    Ok(SolvedWld::in_memory(
+        (material, n),
+        values,
+        capture,
         counts,
-        levels: passes,
-        earlier_seconds: 0.0,
-        resumed_rounds: 0,
-        threats: None,
-    })
+        passes,
+    ))
 }
 
 /// A slice of kings only being solved in bits: what every phase reads.
@@ -197,7 +193,6 @@ struct KingsSlice<'a, S> {
     rules: &'a Rules,
     /// The finished slices its captures lead to.
     src: &'a S,
-    material: Material,
     /// The slice's one group (no men): kings placements and their ranks.
     dec: GroupDecoder,
     steps: Steps,
@@ -379,40 +374,56 @@ impl<S: Finished> KingsSlice<'_, S> {
         moves: &mut Vec<Move>,
         look: &mut S::Cache,
     ) -> Result<Start, S::Error> {
-        let rules = self.rules;
         let pos = self.dec.with_kings(wk, bk, side);
-        if rules.capture_compulsory && !has_capture(rules, &pos) {
-            // Quiet king moves only, all inside the slice.
-            let own = if side == Color::White { wk } else { bk };
-            let occ = wk | bk;
-            let mut inside = 0u32;
-            let mut ks = own;
-            while ks != 0 {
-                let sq = ks.trailing_zeros() as u8;
-                ks &= ks - 1;
-                inside += self.steps.king_targets(sq, occ).count_ones();
-            }
-            if inside == 0 {
-                return Ok(Start::Known {
-                    code: blocked_code(rules, &pos),
-                    capture: false,
-                });
-            }
-            return Ok(Start::Open {
-                inside: 1,
-                aux: 0,
-                win_exit: None,
+        kings_start(self.rules, &self.steps, self.src, &pos, moves, look)
+    }
+}
+
+/// What the start of a kings-only solve knows of position `pos` (its slice's `material`):
+/// under compulsory capture, a position without a capture is open, or decided where its
+/// side is blocked; otherwise it is classified from its moves, those that leave the slice
+/// (captures) looked up in `src`.
+pub(crate) fn kings_start<S: Finished>(
+    rules: &Rules,
+    steps: &Steps,
+    src: &S,
+    pos: &Position,
+    moves: &mut Vec<Move>,
+    look: &mut S::Cache,
+) -> Result<Start, S::Error> {
+    let side = pos.side_to_move();
+    if rules.capture_compulsory && !has_capture(rules, pos) {
+        // Quiet king moves only, all inside the slice.
+        let own = pos.pieces(side);
+        let occ = pos.occupied();
+        let mut inside = 0u32;
+        let mut ks = own;
+        while ks != 0 {
+            let sq = ks.trailing_zeros() as u8;
+            ks &= ks - 1;
+            inside += steps.king_targets(sq, occ).count_ones();
+        }
+        if inside == 0 {
+            return Ok(Start::Known {
+                code: blocked_code(rules, pos),
+                capture: false,
             });
         }
-        legal_moves(rules, &pos, Counting::Unique, moves);
-        classify(rules, &pos, moves, |succ| {
-            if succ.material() == self.material {
-                Ok(None)
-            } else {
-                self.src.value(succ, look).map(Some)
-            }
-        })
+        return Ok(Start::Open {
+            inside: 1,
+            aux: 0,
+            win_exit: None,
+        });
     }
+    let material = pos.material();
+    legal_moves(rules, pos, Counting::Unique, moves);
+    classify(rules, pos, moves, |succ| {
+        if succ.material() == material {
+            Ok(None)
+        } else {
+            src.value(succ, look).map(Some)
+        }
+    })
 }
 
 /// Calls `f` with every set bit of `bits`, on every thread.

@@ -21,6 +21,7 @@
 #![warn(clippy::too_many_lines)]
 
 pub mod bitbase;
+pub mod blocks;
 pub mod build;
 pub mod compress;
 pub mod finished;

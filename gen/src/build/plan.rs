@@ -512,7 +512,7 @@ impl Plan {
     /// measured on one machine (performance-history, session 36).
     ///
     /// On 10x10 with flying kings (International) the grouped and bit solvers' units are
-    /// weighed by [`flying_weight`]: their positions cost more from 6 pieces on, and most
+    /// weighed by `flying_weight`: their positions cost more from 6 pieces on, and most
     /// where one man leaves the kings a few huge men groups.
     pub fn solver_work(&self, m: Material, method: WldSolver) -> u64 {
         let size = SliceIndex::new(m, self.rules.geometry()).size();
@@ -893,7 +893,7 @@ impl Action {
 /// build) and 1.65 for the bit solver's kings-only slices (0105, 0204, 0303: 1.6-1.8). Other rules: 1 (not
 /// measured apart; English slices with kings go to the bit-parallel solver). Beyond 6
 /// pieces the 6-piece weights, a floor: not measured.
-pub fn flying_weight(rules: &Rules, m: Material, method: WldSolver) -> u64 {
+pub(crate) fn flying_weight(rules: &Rules, m: Material, method: WldSolver) -> u64 {
     if rules.kings != dtb_probe::internal::rules::KingRange::Flying
         || rules.geometry().squares != 50
     {

@@ -2380,13 +2380,7 @@ mod tests {
                 let got = pool
                     .install(|| solve_slice_bitpar_wld(&rules, &store, m))
                     .unwrap();
-                for side in 0..2 {
-                    for i in 0..want.size {
-                        assert_eq!(got.code(side, i), want.code(side, i), "{m} {side} {i}");
-                        assert_eq!(got.is_capture(side, i), want.is_capture(side, i), "{m}");
-                    }
-                }
-                assert_eq!(got.counts, want.counts, "{m}");
+                got.assert_agrees_with(&want);
                 assert_eq!(got.threats, None);
                 // With threat positions: the capture bits of both sides with those the
                 // writer's threat pass adds, and the same counts.

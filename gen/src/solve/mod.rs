@@ -130,6 +130,42 @@ pub struct SolvedWld {
 }
 
 impl SolvedWld {
+    /// A slice solved in one run, in memory, capture positions marked alone (no threat
+    /// positions): what the kings-only solvers give.
+    pub(crate) fn in_memory(
+        (material, size): (Material, u64),
+        values: [Vec<u64>; 2],
+        capture: [Vec<u64>; 2],
+        counts: [[u64; 3]; 2],
+        levels: usize,
+    ) -> SolvedWld {
+        SolvedWld {
+            material,
+            size,
+            values: values.map(Words::from),
+            capture: capture.map(Words::from),
+            counts,
+            levels,
+            earlier_seconds: 0.0,
+            resumed_rounds: 0,
+            threats: None,
+        }
+    }
+
+    /// Panics unless `self` and `want` give every position of both sides the same outcome
+    /// and capture flag, and the same counts (tests of one solver against another).
+    #[cfg(test)]
+    pub(crate) fn assert_agrees_with(&self, want: &SolvedWld) {
+        let m = want.material;
+        for side in 0..2 {
+            for i in 0..want.size {
+                assert_eq!(self.code(side, i), want.code(side, i), "{m} {side} {i}");
+                assert_eq!(self.is_capture(side, i), want.is_capture(side, i), "{m}");
+            }
+        }
+        assert_eq!(self.counts, want.counts, "{m}");
+    }
+
     /// The WLD file code of position `i` of `side`.
     #[inline]
     pub fn code(&self, side: usize, i: u64) -> WldCode {
