@@ -21,7 +21,7 @@
 //! blocked positions decided) is the bit solver's, position by position, on one copy of
 //! each position.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use dtb_probe::internal::board::{Dir, Geometry};
 use dtb_probe::internal::format::WldCode;
@@ -34,7 +34,6 @@ use rayon::prelude::*;
 
 use crate::bitbase::kings_start;
 use crate::finished::Finished;
-use crate::packed::spread;
 use crate::solve::{SolveError, SolvedWld, Start, Steps};
 use crate::words::try_filled;
 
@@ -620,58 +619,187 @@ impl Blocks<'_> {
     }
 
     /// The outcomes in the slice's index order, packed, with the capture bits and counts.
+    /// A kings-only slice numbers White's kings first, then Black's among the squares left
+    /// (each colex, [`SliceIndex`]). Where the inner colour is Black, a block's positions are
+    /// one run of the index (the block's number times the pairs a block holds, then its
+    /// pairs in order): each block is written as it is read. Where it is White, a pair of
+    /// inner squares is one run over the blocks that leave it free: the blocks are read a
+    /// tile at a time, and each pair's run of the tile written from it.
     fn packed(&self, material: Material, sides: &[Planes; 2], passes: usize) -> SolvedWld {
-        let ix = SliceIndex::new(material, self.g);
-        let n = ix.size();
-        let dec = ix.group_decoder(0);
+        let n = SliceIndex::new(material, self.g).size();
         let lay = self.lay;
         let mut values: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
         let mut capture: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
         let mut counts = [[0u64; 3]; 2];
         for (s, p) in sides.iter().enumerate() {
-            // 64 positions a task: two value words and one capture word.
-            let words: Vec<(u64, u64, u64)> = (0..n.div_ceil(64))
-                .into_par_iter()
-                .map(|c| {
-                    let lo = c * 64;
-                    let (mut win, mut loss, mut cap) = (0u64, 0u64, 0u64);
-                    for (j, (wk, bk)) in
-                        dec.kings_from(lo).take(64.min(n - lo) as usize).enumerate()
-                    {
-                        let (inner, outer) = match lay.inner {
-                            Color::White => (wk as u32, bk as u32),
-                            Color::Black => (bk as u32, wk as u32),
-                        };
-                        let (x, o) = (inner.trailing_zeros(), 31 - inner.leading_zeros());
-                        let at = lay.rank(outer) * 32 + o as usize;
-                        let bit = |v: &AtomicU32| u64::from(v.load(Relaxed) >> x & 1) << j;
-                        win |= bit(&p.won[at]);
-                        loss |= bit(&p.lost[at]);
-                        cap |= bit(&p.capture[at]);
-                    }
-                    (win, loss, cap)
-                })
-                .collect();
-            let (w, l): (u64, u64) = words
-                .iter()
-                .map(|&(w, l, _)| (u64::from(w.count_ones()), u64::from(l.count_ones())))
-                .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+            let out = Out {
+                values: (0..n.div_ceil(32)).map(|_| AtomicU64::new(0)).collect(),
+                capture: (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+            };
+            let bit = |at: usize, x: u32| {
+                let get = |v: &AtomicU32| v.load(Relaxed) >> x & 1 != 0;
+                (get(&p.won[at]), get(&p.lost[at]), get(&p.capture[at]))
+            };
+            let (w, l) = match lay.inner {
+                Color::Black => {
+                    // Pairs a block: of the squares its outer kings leave.
+                    let pairs = u64::from(lay.binom[32 - lay.k][2]);
+                    (0..lay.blocks.div_ceil(CHUNK))
+                        .into_par_iter()
+                        .map(|c| {
+                            let lo = c * CHUNK;
+                            let mut outer = lay.unrank(lo as u32);
+                            let mut sink = Sink::new(&out, lo as u64 * pairs);
+                            for b in lo..(lo + CHUNK).min(lay.blocks) {
+                                if b > lo {
+                                    outer = next_set(outer);
+                                }
+                                let free = !outer;
+                                let mut os = free;
+                                while os != 0 {
+                                    let o = os.trailing_zeros();
+                                    os &= os - 1;
+                                    let mut xs = free & ((1u32 << o) - 1);
+                                    while xs != 0 {
+                                        let x = xs.trailing_zeros();
+                                        xs &= xs - 1;
+                                        sink.put(bit(b * 32 + o as usize, x));
+                                    }
+                                }
+                            }
+                            sink.finish()
+                        })
+                        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+                }
+                Color::White => {
+                    let ranker = self.dec.ranker();
+                    (0..lay.blocks.div_ceil(TILE))
+                        .into_par_iter()
+                        .map(|c| {
+                            let lo = c * TILE;
+                            let hi = (lo + TILE).min(lay.blocks);
+                            let mut outers = Vec::with_capacity(hi - lo);
+                            let mut outer = lay.unrank(lo as u32);
+                            for b in lo..hi {
+                                if b > lo {
+                                    outer = next_set(outer);
+                                }
+                                outers.push(outer);
+                            }
+                            let mut counts = (0, 0);
+                            for o in 1..32u32 {
+                                for x in 0..o {
+                                    let pair = 1u32 << x | 1 << o;
+                                    let Some(first) = outers.iter().position(|u| u & pair == 0)
+                                    else {
+                                        continue;
+                                    };
+                                    let at = ranker.rank(u64::from(pair), u64::from(outers[first]));
+                                    let mut sink = Sink::new(&out, at);
+                                    for (j, u) in outers.iter().enumerate().skip(first) {
+                                        if u & pair == 0 {
+                                            sink.put(bit((lo + j) * 32 + o as usize, x));
+                                        }
+                                    }
+                                    let (w, l) = sink.finish();
+                                    counts = (counts.0 + w, counts.1 + l);
+                                }
+                            }
+                            counts
+                        })
+                        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+                }
+            };
             counts[s] = [w, l, n - w - l];
-            values[s] = (0..n.div_ceil(32) as usize)
-                .map(|k| {
-                    let (win, loss, _) = words[k / 2];
-                    let half = |v: u64| (v >> (32 * (k % 2))) as u32;
-                    (spread(half(win)) * u64::from(WldCode::Win.bits()))
-                        | (spread(half(loss)) * u64::from(WldCode::Loss.bits()))
-                })
-                .collect();
+            values[s] = out.values.into_iter().map(AtomicU64::into_inner).collect();
             capture[s] = if self.rules.capture_compulsory {
-                words.iter().map(|&(_, _, c)| c).collect()
+                out.capture.into_iter().map(AtomicU64::into_inner).collect()
             } else {
                 vec![0; n.div_ceil(64) as usize]
             };
         }
         SolvedWld::in_memory((material, n), values, capture, counts, passes)
+    }
+}
+
+/// Blocks a task of the index order reads at a time where the inner colour is White.
+const TILE: usize = if cfg!(test) { 16 } else { 256 };
+
+/// The packed outcomes and capture bits of one side, written by every thread.
+struct Out {
+    values: Vec<AtomicU64>,
+    capture: Vec<AtomicU64>,
+}
+
+/// Writes consecutive positions from `at` on: a word at a time, OR-ed in (the words at the
+/// ends of a run may be another task's too).
+struct Sink<'a> {
+    out: &'a Out,
+    at: u64,
+    value: u64,
+    capture: u64,
+    won: u64,
+    lost: u64,
+}
+
+impl<'a> Sink<'a> {
+    fn new(out: &'a Out, at: u64) -> Sink<'a> {
+        Sink {
+            out,
+            at,
+            value: 0,
+            capture: 0,
+            won: 0,
+            lost: 0,
+        }
+    }
+
+    /// Position `at`'s outcome (won, lost) and capture flag.
+    #[inline]
+    fn put(&mut self, (won, lost, capture): (bool, bool, bool)) {
+        let code = if won {
+            WldCode::Win.bits()
+        } else if lost {
+            WldCode::Loss.bits()
+        } else {
+            0
+        };
+        self.won += u64::from(won);
+        self.lost += u64::from(lost && !won);
+        self.value |= u64::from(code) << (2 * (self.at % 32));
+        self.capture |= u64::from(capture) << (self.at % 64);
+        self.at += 1;
+        if self.at.is_multiple_of(32) {
+            self.flush_value(self.at - 1);
+        }
+        if self.at.is_multiple_of(64) {
+            self.flush_capture(self.at - 1);
+        }
+    }
+
+    fn flush_value(&mut self, last: u64) {
+        if self.value != 0 {
+            self.out.values[(last / 32) as usize].fetch_or(self.value, Relaxed);
+        }
+        self.value = 0;
+    }
+
+    fn flush_capture(&mut self, last: u64) {
+        if self.capture != 0 {
+            self.out.capture[(last / 64) as usize].fetch_or(self.capture, Relaxed);
+        }
+        self.capture = 0;
+    }
+
+    /// Writes what is left; the wins and losses put.
+    fn finish(mut self) -> (u64, u64) {
+        if !self.at.is_multiple_of(32) {
+            self.flush_value(self.at);
+        }
+        if !self.at.is_multiple_of(64) {
+            self.flush_capture(self.at);
+        }
+        (self.won, self.lost)
     }
 }
 
@@ -714,6 +842,14 @@ mod tests {
             );
         }
         assert_eq!(compared, ["0202", "0203"], "slices compared");
+        // Its colour swapped (not a slice builds solve): Black is the inner colour, whose
+        // blocks are runs of the index.
+        let m = Material::parse("0302").unwrap();
+        let want = solve_kings_wld(&rules, &store, m, &|_| {}).unwrap();
+        assert_eq!(Layout::new(m).inner, Color::Black);
+        solve_kings_blocks_wld(&rules, &store, m)
+            .unwrap()
+            .assert_agrees_with(&want);
     }
 
     #[test]
