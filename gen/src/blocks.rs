@@ -33,7 +33,7 @@ use dtb_probe::internal::board::{Dir, Geometry, NONE};
 use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::{GroupDecoder, SliceIndex};
 use dtb_probe::internal::material::Material;
-use dtb_probe::internal::rules::{Color, KingRange, Rules};
+use dtb_probe::internal::rules::{Color, KingRange, Precedence, Rules};
 use dtb_probe::internal::value::Wld;
 use dtb_probe::movegen::{legal_moves, Counting, Move};
 use rayon::prelude::*;
@@ -44,16 +44,18 @@ use crate::solve::{SolveError, SolvedWld, Start, Steps};
 use crate::words::try_filled;
 
 /// Whether [`solve_kings_blocks_wld`] takes slice `material` under `rules`: kings only, on
-/// 8x8 with kings that move one square and compulsory capture, the colour with fewer kings
-/// (White where they are equal) two of them, the other at least one.
+/// 8x8 with kings that move one square, compulsory capture and any capture sequence free to
+/// choose (English), the colour with fewer kings (White where they are equal) two of them,
+/// the other at most eight.
 pub fn blocks_support(rules: &Rules, material: Material) -> bool {
     let (w, b) = (material.white_kings, material.black_kings);
     rules.kings == KingRange::Short
         && rules.capture_compulsory
+        && rules.precedence == Precedence::Free
         && rules.geometry().squares == 32
         && material.men() == 0
         && w.min(b) == 2
-        && w.max(b) >= 1
+        && w.max(b) <= 8
 }
 
 /// Which colour is inner, and how outer placements are numbered.
@@ -944,6 +946,25 @@ mod tests {
         solve_kings_blocks_wld(&rules, &store, m)
             .unwrap()
             .assert_agrees_with(&want);
+    }
+
+    /// What it takes: English kings-only slices with two kings of one colour, not those of
+    /// rules whose captures are chosen by precedence (Italian), nor men.
+    #[test]
+    fn it_takes_english_kings_only_slices_with_two_inner_kings() {
+        let m = |s: &str| Material::parse(s).unwrap();
+        assert!(blocks_support(&Rules::ENGLISH, m("0206")));
+        assert!(blocks_support(&Rules::ENGLISH, m("0502")));
+        assert!(!blocks_support(&Rules::ENGLISH, m("0305")));
+        assert!(!blocks_support(&Rules::ENGLISH, m("1202")));
+        assert!(!blocks_support(
+            &Rules::by_name("italian").unwrap(),
+            m("0203")
+        ));
+        assert!(!blocks_support(
+            &Rules::by_name("international").unwrap(),
+            m("0203")
+        ));
     }
 
     #[test]
