@@ -25,9 +25,9 @@ pub struct Args {
     cpus: u32,
     /// Positions solved a second a core (at least 1), the same for every slice, for the
     /// time forecast. Without it each slice's time is its solver's work at the costs
-    /// measured on two cores of an Intel Xeon, writing included: English 8-piece WLD slices
-    /// 0.85-1.31x of their forecast (a slice whose colour with fewer kings has two kings
-    /// costs about twice one with one king), English 2-7 with DTW as a whole.
+    /// measured on two cores, writing included: English 8-piece WLD slices 0.88-1.13x of
+    /// their forecast (a position of a slice whose colour with fewer kings has two kings
+    /// costs about 1.55 times one with one king), English 2-7 with DTW as a whole.
     #[arg(long)]
     speed: Option<f64>,
     /// The dtb program the jobs run (default: this one).

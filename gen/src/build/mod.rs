@@ -1551,8 +1551,9 @@ mod tests {
     /// A slice's work in a WLD-only build: four units a slot of the bit-parallel solver's
     /// rows, 32 k / (E - K + 1) slots a position for k kings of the innermost colour, K kings
     /// and E squares the men leave (a count that does not go through the solver's layout),
-    /// each (0.29 + 1.42 / k) of that with three kings innermost or more (only first copies
-    /// solved); 36 a position for the men-only slices of the grouped solver.
+    /// each 0.78 of that with two kings innermost and (0.29 + 1.42 / k) with three or more
+    /// (only first copies solved); 36 a position for the men-only slices of the grouped
+    /// solver.
     #[test]
     fn work_goes_by_the_slots_of_the_rows() {
         let dir = tempfile::tempdir().unwrap();
@@ -1573,7 +1574,11 @@ mod tests {
             let empty = 32 - u64::from(m.white_men + m.black_men);
             let slots = 32 * k * size / (empty - kings + 1);
             assert_eq!(slots * (empty - kings + 1), 32 * k * size, "{slice}");
-            let hundredths = if k <= 2 { 100 } else { 29 + 142 / k };
+            let hundredths = match k {
+                1 => 100,
+                2 => 78,
+                _ => 29 + 142 / k,
+            };
             assert_eq!(plan.work(m, 2), 4 * slots * hundredths / 100, "{slice}");
         }
         let men = Material::parse("3030").unwrap();

@@ -484,7 +484,7 @@ impl Plan {
 
     /// Forecast seconds of one core that slice `m` takes on `threads` threads, writing
     /// included: its [`Plan::work`] at the costs measured: in WLD slices of the bit-parallel
-    /// solver 13.3 ns of a core a unit at 8 pieces and more, 8.9 in smaller ones; in those of
+    /// solver 14.0 ns of a core a unit at 8 pieces and more, 9.8 in smaller ones; in those of
     /// the other solvers 18.5 and 12.0; 113 with distances. Measured on one machine each
     /// (the constants say which): another machine's build may take 1.2-2x more or less.
     pub fn core_seconds(&self, m: Material, threads: usize) -> f64 {
@@ -506,7 +506,7 @@ impl Plan {
     /// [`Plan::work`] of a WLD-only solve of slice `m` by `method`: four units a slot of the
     /// bit-parallel solver's rows ([`bitpar_slots`](crate::solve::bitpar_slots): 1.2 to 6 a position, as many as the
     /// innermost colour has kings, and its time goes by them: about 30 ns a slot a core at
-    /// 8 pieces), less where that colour has three kings or more ([`bitpar_work`]), 36 a
+    /// 8 pieces), less where that colour has two kings or more ([`bitpar_work`]), 36 a
     /// position for the grouped solver (men-only English slices: about 260 ns
     /// a position, 9 slots' time) and 48 for the bit solver (kings only: about 350 ns); all
     /// measured on one machine (performance-history, session 36).
@@ -928,15 +928,16 @@ pub(crate) fn flying_weight(rules: &Rules, m: Material, method: WldSolver) -> u6
 /// Nanoseconds of a core a work unit ([`Plan::work`]) of the bit-parallel solver takes in a
 /// WLD-only build, writing included, in slices of 8 pieces and more: English 0404, 0413,
 /// 0422 and 0431 as jobs on two cores of an AMD EPYC (solve and writing, 76.4, 185.7, 191.3
-/// and 71.2 s: performance-history, session 50), each within 0.84-1.20x of this forecast.
-/// It was 18.5 (an Intel Xeon, sessions 35 and 36) before the solver's steps of sessions
-/// 37-48.
-const BITPAR_NS_PER_UNIT: f64 = 13.3;
+/// and 71.2 s: performance-history, session 50), each within 0.88-1.13x of this forecast
+/// with two kings innermost weighed as measured (session 52; 13.3 before). It was 18.5 (an
+/// Intel Xeon, sessions 35 and 36) before the solver's steps of sessions 37-48.
+const BITPAR_NS_PER_UNIT: f64 = 14.0;
 
 /// The same in smaller slices, whose rows stay nearer the caches: English 2-7 WLD from
 /// empty on the same machine, 631.9-640.0 s wall (sessions 48 and 49; the grouped and bit
-/// solvers' slices at [`WLD_NS_PER_UNIT_SMALL`]).
-const BITPAR_NS_PER_UNIT_SMALL: f64 = 8.9;
+/// solvers' slices at [`WLD_NS_PER_UNIT_SMALL`]); 8.9 before two kings innermost were
+/// weighed as measured (session 52).
+const BITPAR_NS_PER_UNIT_SMALL: f64 = 9.8;
 
 /// Nanoseconds of a core a work unit of the other WLD solvers (grouped, bit solver) takes,
 /// writing included, in slices of 8 pieces and more: fitted with the bit-parallel solver's

@@ -68,16 +68,22 @@ pub fn bitpar_slots(rules: &Rules, material: Material) -> u64 {
 }
 
 /// Work units of slice `material`'s bit-parallel solve, what progress bars and forecasts
-/// count ([`bitpar_slots`]' four a slot): where the innermost colour has `k` kings, three or
-/// more, only a position's first copy is solved, and a slot costs 0.29 + 0.71 x 2 / k of
-/// one with two (fitted to English 0313 and 1313, 1.29-1.31x with three, and 0404, 1.51x
-/// with four: performance-history, session 39).
+/// count ([`bitpar_slots`]' four a slot): where the innermost colour has two kings, a slot
+/// costs 0.78 of one with one king (English 0422 as a job costs 1.55 times 0431 a position
+/// with twice the slots: performance-history, session 52); where it has three or more, only
+/// a position's first copy is solved, and a slot costs 0.29 + 0.71 x 2 / k of one with
+/// one (fitted to English 0313 and 1313, 1.29-1.31x with three, and 0404, 1.51x with four:
+/// performance-history, session 39).
 pub fn bitpar_work(rules: &Rules, material: Material) -> u64 {
     let k = u64::from(match Layout::new(rules, material).inner {
         Color::White => material.white_kings,
         Color::Black => material.black_kings,
     });
-    let hundredths = if k <= 2 { 100 } else { 29 + 142 / k };
+    let hundredths = match k {
+        0 | 1 => 100,
+        2 => 78,
+        _ => 29 + 142 / k,
+    };
     4 * bitpar_slots(rules, material) * hundredths / 100
 }
 
