@@ -1,5 +1,5 @@
 //! A block solver of WLD outcomes for slices of kings only where the colour with fewer
-//! kings has two (English 0202, 0203, 0204, ... 0206): the first case of the block layout
+//! kings has two (English 0202, 0203, ... 0208, and their colour swaps): the first case of the block layout
 //! that performance-history, session 51, proposes for slices with two kings innermost.
 //! An experiment beside [`crate::bitbase`] and the bit-parallel solver: builds do not use it
 //! yet; `examples/block_lab.rs` times it against them, and the tests below hold it to the
@@ -23,8 +23,8 @@
 //! successors looked up for every slot at once); the others one by one, from their single
 //! jumps where none can go on, else through the move generator (as the bit solver does).
 //!
-//! Measured against the bit-parallel solver (performance-history, session 52): at par on
-//! English 0204-0206, the passes 1.3-2.3x cheaper than the rows' iteration, the start
+//! Measured against the bit-parallel solver (performance-history, session 52): 1.1-1.2x
+//! faster on English 0204-0206, the passes 2-3x cheaper than the rows' iteration, the start
 //! slower; it does not find threat positions.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -259,7 +259,7 @@ struct Blocks<'a> {
     adj: [u32; 32],
 }
 
-/// Blocks a task of the start or of a pass takes.
+/// Blocks a task of the start, of a pass or (Black inner) of the index order takes.
 const CHUNK: usize = if cfg!(test) { 16 } else { 1024 };
 
 impl Blocks<'_> {
@@ -462,7 +462,7 @@ impl Blocks<'_> {
     /// board without the slot's king, its successor looked up for every slot at once
     /// ([`Finished::losses_draws_with_king`]). Returns the slots won, drawn, and those left
     /// to decide one by one: a capture lands on the slot, or (the outer colour capturing)
-    /// could go on over it.
+    /// the slot is next to a landing square, where a capture might go on over it.
     fn row_captures<S: Finished>(
         &self,
         src: &S,
@@ -636,6 +636,24 @@ impl Blocks<'_> {
         let g = self.g;
         let base = b * 32;
         let mut changed = false;
+        // The outer kings' moves, each to its target square and the block it leads to: once
+        // a block, not a word (at most eight kings of four targets each).
+        let mut outer_moves = [(0u32, 0usize); 32];
+        let mut n_moves = 0;
+        if s != self.lay.inner {
+            let mut us = outer;
+            while us != 0 {
+                let u = us.trailing_zeros();
+                us &= us - 1;
+                let mut to = self.adj[u as usize] & !outer;
+                while to != 0 {
+                    let t = to.trailing_zeros();
+                    to &= to - 1;
+                    outer_moves[n_moves] = (t, self.lay.rank(outer & !(1 << u) | 1 << t));
+                    n_moves += 1;
+                }
+            }
+        }
         let mut os = !outer;
         while os != 0 {
             let o = os.trailing_zeros();
@@ -668,19 +686,13 @@ impl Blocks<'_> {
                     not_all_won |= !them.won[at2].load(Relaxed) & mask;
                 }
             } else {
-                let mut us = outer;
-                while us != 0 {
-                    let u = us.trailing_zeros();
-                    us &= us - 1;
-                    let mut to = self.adj[u as usize] & !outer & !(1u32 << o);
-                    while to != 0 {
-                        let t = to.trailing_zeros();
-                        to &= to - 1;
-                        let b2 = self.lay.rank(outer & !(1 << u) | 1 << t);
-                        let (at2, mask) = (b2 * 32 + o as usize, !(1u32 << t));
-                        win |= them.lost[at2].load(Relaxed) & mask;
-                        not_all_won |= !them.won[at2].load(Relaxed) & mask;
+                for &(t, b2) in &outer_moves[..n_moves] {
+                    if t == o {
+                        continue; // the king on o stands there
                     }
+                    let (at2, mask) = (b2 * 32 + o as usize, !(1u32 << t));
+                    win |= them.lost[at2].load(Relaxed) & mask;
+                    not_all_won |= !them.won[at2].load(Relaxed) & mask;
                 }
             }
             let (w, l) = (open & win, open & !win & !not_all_won);
