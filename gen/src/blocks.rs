@@ -29,13 +29,14 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
-use dtb_probe::internal::board::{Dir, Geometry, NONE};
+use dtb_probe::internal::board::{Dir, Geometry};
 use dtb_probe::internal::format::WldCode;
 use dtb_probe::internal::index::{GroupDecoder, SliceIndex};
 use dtb_probe::internal::material::Material;
+use dtb_probe::internal::position::Position;
 use dtb_probe::internal::rules::{Color, KingRange, Precedence, Rules};
 use dtb_probe::internal::value::Wld;
-use dtb_probe::movegen::{legal_moves, Counting, Move};
+use dtb_probe::movegen::{legal_moves, single_jumps, Counting, Move};
 use rayon::prelude::*;
 
 use crate::bitbase::kings_start;
@@ -274,7 +275,7 @@ impl Blocks<'_> {
         (0..lay.blocks.div_ceil(CHUNK))
             .into_par_iter()
             .map_init(
-                || (Vec::new(), S::Cache::default()),
+                || (Vec::new(), Vec::new(), S::Cache::default()),
                 |w, c| {
                     let lo = c * CHUNK;
                     let mut outer = lay.unrank(lo as u32);
@@ -301,7 +302,7 @@ impl Blocks<'_> {
         src: &S,
         sides: &[Planes; 2],
         (b, outer): (usize, u32),
-        (moves, look): &mut (Vec<Move>, S::Cache),
+        (moves, succs, look): &mut (Vec<Move>, Vec<Position>, S::Cache),
     ) -> Result<u64, S::Error> {
         let free = !outer;
         let mut one_by_one = 0u64;
@@ -359,11 +360,11 @@ impl Blocks<'_> {
                     let x = xs.trailing_zeros();
                     xs &= xs - 1;
                     let (wk, bk) = self.lay.kings(1 << x | 1 << o, outer);
-                    if let Some(wld) = self.single_jumps(src, (wk, bk), side, look)? {
+                    let pos = self.dec.with_kings(wk, bk, side);
+                    if let Some(wld) = self.single_jumps(src, &pos, (succs, look))? {
                         set(x, wld, true);
                         continue;
                     }
-                    let pos = self.dec.with_kings(wk, bk, side);
                     let st = kings_start(self.rules, &self.steps, src, &pos, moves, look)?;
                     if let Start::Known { code, capture } = st {
                         set(x, code.wld(), capture);
@@ -383,72 +384,25 @@ impl Blocks<'_> {
         Ok(one_by_one)
     }
 
-    /// The outcome for `side` to move of the position of kings `(wk, bk)` where it has a
-    /// capture and every capture is one jump that cannot go on: the best of their
-    /// successors, looked up, without the move generator. `None` where it has no capture or
-    /// some capture could go on (the caller then decides it from its moves). Kings that
-    /// jump one square (English).
+    /// The outcome of capture position `pos` where every capture is one jump that cannot go
+    /// on: the best of its successors ([`single_jumps`], no move list), looked up. `None`
+    /// where it has no capture or some capture could go on (the caller then decides it from
+    /// its moves).
     fn single_jumps<S: Finished>(
         &self,
         src: &S,
-        (wk, bk): (u64, u64),
-        side: Color,
-        look: &mut S::Cache,
+        pos: &Position,
+        (succs, look): (&mut Vec<Position>, &mut S::Cache),
     ) -> Result<Option<Wld>, S::Error> {
-        let g = self.g;
-        let (own, opp) = match side {
-            Color::White => (wk, bk),
-            Color::Black => (bk, wk),
-        };
-        let occ = wk | bk;
-        // At most four jumps a king, twelve kings a side.
-        let mut jumps = [(0u8, 0u8, 0u8); 48];
-        let mut n = 0;
-        let mut ks = own;
-        while ks != 0 {
-            let k = ks.trailing_zeros() as u8;
-            ks &= ks - 1;
-            for d in Dir::ALL {
-                let v = g.step(k, d);
-                if v == NONE || opp >> v & 1 == 0 {
-                    continue;
-                }
-                let l = g.step(v, d);
-                if l == NONE || occ >> l & 1 != 0 {
-                    continue;
-                }
-                // From `l`, over another king of the other side onto an empty square (the
-                // jumping king's own square is empty now).
-                let after = occ & !(1 << k) | 1 << l;
-                for d2 in Dir::ALL {
-                    let v2 = g.step(l, d2);
-                    if v2 == NONE || v2 == v || opp >> v2 & 1 == 0 {
-                        continue;
-                    }
-                    let l2 = g.step(v2, d2);
-                    if l2 != NONE && after >> l2 & 1 == 0 {
-                        return Ok(None);
-                    }
-                }
-                jumps[n] = (k, v, l);
-                n += 1;
-            }
-        }
-        if n == 0 {
+        if !single_jumps(self.rules, pos, succs) || succs.is_empty() {
             return Ok(None);
         }
         let mut drawn = false;
-        for &(k, v, l) in &jumps[..n] {
-            let (own2, opp2) = (own & !(1 << k) | 1 << l, opp & !(1 << v));
-            if opp2 == 0 {
+        for succ in succs.iter() {
+            if succ.pieces(succ.side_to_move()) == 0 {
                 return Ok(Some(Wld::Win)); // the other side has no piece left
             }
-            let (w2, b2) = match side {
-                Color::White => (own2, opp2),
-                Color::Black => (opp2, own2),
-            };
-            let succ = self.dec.with_kings(w2, b2, side.opponent());
-            match src.value(&succ, look)?.wld() {
+            match src.value(succ, look)?.wld() {
                 Wld::Loss => return Ok(Some(Wld::Win)),
                 Wld::Draw => drawn = true,
                 Wld::Win => {}
@@ -629,6 +583,27 @@ impl Blocks<'_> {
         }
     }
 
+    /// The quiet moves of the outer kings of placement `outer`: each king's target square
+    /// and the block it leads to, the first of the 32 entries (at most eight kings of four
+    /// targets each).
+    fn outer_moves(&self, outer: u32) -> ([(u32, usize); 32], usize) {
+        let mut moves = [(0u32, 0usize); 32];
+        let mut n = 0;
+        let mut us = outer;
+        while us != 0 {
+            let u = us.trailing_zeros();
+            us &= us - 1;
+            let mut to = self.adj[u as usize] & !outer;
+            while to != 0 {
+                let t = to.trailing_zeros();
+                to &= to - 1;
+                moves[n] = (t, self.lay.rank(outer & !(1 << u) | 1 << t));
+                n += 1;
+            }
+        }
+        (moves, n)
+    }
+
     /// Re-evaluates block `b` (outer placement `outer`) of side `s` to move, `me` its
     /// planes, `them` the other side's; whether any position was decided. The blocks that
     /// read it are marked dirty.
@@ -636,24 +611,12 @@ impl Blocks<'_> {
         let g = self.g;
         let base = b * 32;
         let mut changed = false;
-        // The outer kings' moves, each to its target square and the block it leads to: once
-        // a block, not a word (at most eight kings of four targets each).
-        let mut outer_moves = [(0u32, 0usize); 32];
-        let mut n_moves = 0;
-        if s != self.lay.inner {
-            let mut us = outer;
-            while us != 0 {
-                let u = us.trailing_zeros();
-                us &= us - 1;
-                let mut to = self.adj[u as usize] & !outer;
-                while to != 0 {
-                    let t = to.trailing_zeros();
-                    to &= to - 1;
-                    outer_moves[n_moves] = (t, self.lay.rank(outer & !(1 << u) | 1 << t));
-                    n_moves += 1;
-                }
-            }
-        }
+        // The outer kings' moves: once a block, not a word.
+        let (outer_moves, n_moves) = if s == self.lay.inner {
+            ([(0, 0); 32], 0)
+        } else {
+            self.outer_moves(outer)
+        };
         let mut os = !outer;
         while os != 0 {
             let o = os.trailing_zeros();
@@ -708,16 +671,10 @@ impl Blocks<'_> {
             // The positions that move here: the other side's, in this block where it is the
             // inner colour, else in the blocks an outer king's move leads from.
             if s == self.lay.inner {
-                let mut us = outer;
-                while us != 0 {
-                    let u = us.trailing_zeros();
-                    us &= us - 1;
-                    let mut to = self.adj[u as usize] & !outer;
-                    while to != 0 {
-                        let t = to.trailing_zeros();
-                        to &= to - 1;
-                        them.dirty[self.lay.rank(outer & !(1 << u) | 1 << t)].store(true, Relaxed);
-                    }
+                // King moves are their own reverse: the blocks they lead to lead here.
+                let (moves, n) = self.outer_moves(outer);
+                for &(_, b2) in &moves[..n] {
+                    them.dirty[b2].store(true, Relaxed);
                 }
             } else {
                 them.dirty[b].store(true, Relaxed);
