@@ -23,8 +23,8 @@
 //! successors looked up for every slot at once); the others one by one, from their single
 //! jumps where none can go on, else through the move generator (as the bit solver does).
 //!
-//! Measured against the bit-parallel solver (performance-history, session 52): 1.1-1.2x
-//! faster on English 0204-0206, the passes 2-3x cheaper than the rows' iteration, the start
+//! Measured against the bit-parallel solver (performance-history, session 52): 1.1-1.4x
+//! faster on English 0205-0206, the passes 2-3x cheaper than the rows' iteration, the start
 //! slower; it does not find threat positions.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
