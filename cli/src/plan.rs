@@ -28,7 +28,7 @@ pub struct Args {
     /// measured on two cores, writing included: English 8-piece WLD slices 0.88-1.13x of
     /// their forecast (a position of a slice whose colour with fewer kings has two kings
     /// costs about 1.55 times one with one king), English 2-7 with DTW as a whole.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     speed: Option<f64>,
     /// The dtb program the jobs run (default: this one).
     #[arg(long)]

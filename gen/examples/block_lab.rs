@@ -33,7 +33,8 @@ fn main() {
         .filter(|m| m.is_canonical() && blocks_support(&rules, *m))
         .unwrap_or_else(|| {
             fail(format!(
-                "{slice}: not a kings-only slice the block solver takes"
+                "{slice}: not a canonical English kings-only slice whose colour with fewer \
+                 kings has two (0202 to 0208)"
             ))
         });
     let mut store = Store::new(rules);
@@ -54,7 +55,14 @@ fn main() {
             )
         };
         if let Err(e) = loaded {
-            fail(format!("{s}: {e}"));
+            // The error and what caused it (a missing file says so).
+            let mut why = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                why = format!("{why}: {c}");
+                cause = c.source();
+            }
+            fail(format!("slice {s}, which {m} reads: {why}"));
         }
     }
     eprintln!("loaded in {:.1} s", t.elapsed().as_secs_f64());

@@ -1360,6 +1360,17 @@ fn errors_and_counts_read_alike() {
         "{}",
         stderr_of(&out)
     );
+    // A value that starts like a flag is still the flag's value.
+    let out = dtb()
+        .args(["plan", "--emit", "json", "--speed", "-inf"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).ends_with("at least 1 (got -inf)\n"),
+        "{}",
+        stderr_of(&out)
+    );
     let out = dtb().args(["perft", "--depth", "0"]).output().unwrap();
     assert!(
         stderr_of(&out).contains(": 1 node in "),
